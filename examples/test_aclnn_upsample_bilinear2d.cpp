@@ -1,0 +1,43 @@
+// aclnnUpsampleBilinear2d: self [1,1,4,2] = 0..7 (NCHW), outputSize {8,4}, alignCorners true,
+// scalesH = scalesW = 2.0 -> out [1,1,8,4] (NCHW). Expected: out[h][w] = 6h/7 + w/3.
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "aclnnop/aclnn_upsample_bilinear_2d.h"
+#include "example_common.h"
+
+int main() {
+  example::Session session;
+  EXAMPLE_RETURN_IF_ERROR(session.Init(0));
+
+  const std::vector<int64_t> selfShape = {1, 1, 4, 2};
+  const std::vector<int64_t> outShape = {1, 1, 8, 4};
+  std::vector<float> selfHost(8);
+  std::iota(selfHost.begin(), selfHost.end(), 0.0f);
+  const std::vector<int64_t> outputSizeData = {8, 4};
+  const bool alignCorners = true;
+  const double scalesH = 2.0;
+  const double scalesW = 2.0;
+
+  aclTensor* self = nullptr;
+  aclTensor* out = nullptr;
+  aclIntArray* outputSize = nullptr;
+  EXAMPLE_RETURN_IF_ERROR(session.CreateTensor(selfHost, selfShape, ACL_FORMAT_NCHW, &self));
+  EXAMPLE_RETURN_IF_ERROR(session.CreateZeros(outShape, ACL_FORMAT_NCHW, &out));
+  EXAMPLE_RETURN_IF_ERROR(session.CreateIntArray(outputSizeData, &outputSize));
+
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  EXAMPLE_CHECK(aclnnUpsampleBilinear2dGetWorkspaceSize(self, outputSize, alignCorners, scalesH,
+                                                        scalesW, out, &workspaceSize, &executor),
+                "aclnnUpsampleBilinear2dGetWorkspaceSize");
+  void* workspace = nullptr;
+  EXAMPLE_RETURN_IF_ERROR(session.AllocWorkspace(workspaceSize, &workspace));
+  EXAMPLE_CHECK(aclnnUpsampleBilinear2d(workspace, workspaceSize, executor, session.Stream()),
+                "aclnnUpsampleBilinear2d");
+  EXAMPLE_CHECK(aclrtSynchronizeStream(session.Stream()), "aclrtSynchronizeStream");
+
+  EXAMPLE_RETURN_IF_ERROR(session.PrintResult(out));
+  return session.Close();
+}

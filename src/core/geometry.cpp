@@ -1,0 +1,26 @@
+#include "core/geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace upsample::geometry {
+
+int64_t nearest_index(int64_t dst, int64_t in_len, int64_t out_len, double scale) {
+  const float r = ratio<float>(in_len, out_len, /*align_corners=*/false, scale);
+  const float x = static_cast<float>(dst) * r;
+  return std::min(static_cast<int64_t>(std::floor(x)), in_len - 1);
+}
+
+int64_t nearest_exact_index(int64_t dst, int64_t in_len, int64_t out_len, double scale) {
+  const float r = ratio<float>(in_len, out_len, /*align_corners=*/false, scale);
+  const float x = static_cast<float>((static_cast<double>(dst) + 0.5) * static_cast<double>(r));
+  return std::min(static_cast<int64_t>(std::floor(x)), in_len - 1);
+}
+
+double linear_source_index(double ratio, int64_t dst, bool align_corners) {
+  if (align_corners) return ratio * static_cast<double>(dst);
+  const double x = ratio * (static_cast<double>(dst) + 0.5) - 0.5;
+  return x < 0.0 ? 0.0 : x;
+}
+
+}  // namespace upsample::geometry

@@ -1,0 +1,95 @@
+// Geometry: the one home of every coordinate convention.
+//
+// Each function reproduces a named PyTorch 1.13 CPU rule (ATen/native/UpSample.h and
+// native/cpu/UpSampleKernel.cpp), including the precision in which PyTorch evaluates it, because
+// a float-vs-double difference moves a nearest index or a linear weight. The weight-table
+// builder (axis_table.cpp) is the only caller; kernels never compute a source coordinate.
+//
+// Notation: in_len / out_len are the lengths of one axis; dst is an output index; `scale` is
+// the user's scale_factor for the axis (a multiplier out/in), <= 0 when not given.
+#pragma once
+
+#include <cstdint>
+
+namespace upsample::geometry {
+
+// Note [ratio]
+// PyTorch's area_pixel_compute_scale / compute_scales_value: the ratio that maps output
+// coordinates to input coordinates (input units per output unit).
+//   align_corners:  (in - 1) / (out - 1), or 0 when out == 1 (the user scale is ignored);
+//   otherwise:      1 / scale when a scale > 0 is given (reciprocal taken in double, then
+//                   rounded to T), else in / out computed in T.
+// T is the kernel's "opmath" type: float for float/half/bfloat16 data, double for double.
+template <typename T>
+T ratio(int64_t in_len, int64_t out_len, bool align_corners, double scale) {
+  if (align_corners) {
+    return out_len > 1 ? static_cast<T>(in_len - 1) / static_cast<T>(out_len - 1) : T(0);
+  }
+  return scale > 0.0 ? static_cast<T>(1.0 / scale)
+                     : static_cast<T>(in_len) / static_cast<T>(out_len);
+}
+
+// Note [nearest index]
+// PyTorch "nearest" (OpenCV INTER_NEAREST, "buggy and kept for BC"): the ratio is always a
+// float32 (compute_scales_value<float>) and the product dst * ratio is a float32 product,
+// floored with floorf; the index is clamped to in - 1. A double-precision evaluation picks a
+// different pixel at some boundaries, so the float32 arithmetic is part of the contract.
+int64_t nearest_index(int64_t dst, int64_t in_len, int64_t out_len, double scale);
+
+// Note [nearest-exact index]
+// PyTorch "nearest-exact" (Pillow, scikit-image): floorf((dst + 0.5) * ratio) with the float32
+// ratio of Note [nearest index]; (dst + 0.5) is a double, so the product is formed in double and
+// rounded to float32 by floorf's argument conversion — reproduced literally. Clamped to in - 1.
+int64_t nearest_exact_index(int64_t dst, int64_t in_len, int64_t out_len, double scale);
+
+// Note [linear source index]
+// PyTorch's area_pixel_compute_source_index with cubic = false, evaluated in the accumulate type
+// (double on the CPU, also for float data: compute_source_index_and_lambda uses
+// acc_type<scalar_t, /*is_cuda=*/false>):
+//   align_corners: x = ratio * dst;   otherwise: x = max(ratio * (dst + 0.5) - 0.5, 0).
+// The clamp at 0 makes the first output copy the first input for upsampling.
+double linear_source_index(double ratio, int64_t dst, bool align_corners);
+
+// Note [cubic source index]
+// As Note [linear source index] but NOT clamped at 0 (cubic = true: the negative coordinate
+// changes the weights), evaluated in T (PyTorch's opmath type).
+template <typename T>
+T cubic_source_index(T ratio, int64_t dst, bool align_corners) {
+  if (align_corners) return ratio * static_cast<T>(dst);
+  return ratio * (static_cast<T>(dst) + static_cast<T>(0.5)) - static_cast<T>(0.5);
+}
+
+// Note [cubic coefficients]
+// Keys' cubic convolution with A = -0.75 (OpenCV's value; PyTorch get_cubic_upsample_coefficients)
+// for the taps floor(x)-1 .. floor(x)+2 at fraction t.
+template <typename T>
+void cubic_coefficients(T t, T A, T coeffs[4]) {
+  auto near = [A](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };         // |x| <= 1
+  auto far = [A](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  coeffs[0] = far(t + T(1));
+  coeffs[1] = near(t);
+  coeffs[2] = near(T(1) - t);
+  coeffs[3] = far(T(2) - t);
+}
+
+inline constexpr double kCubicA = -0.75;           // bicubic without antialias
+inline constexpr double kCubicAntialiasA = -0.5;   // bicubic with antialias (Pillow's value)
+
+// Note [antialias filters]
+// PyTorch's aa_filter for bilinear (triangle, support 1) and bicubic (Keys a = -0.5, support 2),
+// as in Pillow. Evaluated in T.
+template <typename T>
+T triangle_filter(T x) {
+  if (x < T(0)) x = -x;
+  return x < T(1) ? T(1) - x : T(0);
+}
+template <typename T>
+T antialias_cubic_filter(T x) {
+  const T a = static_cast<T>(kCubicAntialiasA);
+  if (x < T(0)) x = -x;
+  if (x < T(1)) return ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
+  if (x < T(2)) return (((x - T(5)) * x + T(8)) * x - T(4)) * a;
+  return T(0);
+}
+
+}  // namespace upsample::geometry

@@ -1,0 +1,78 @@
+// CPU pass kernels. A pass resamples one axis of a dense tensor viewed as
+// [outer, len, inner]: dst[o, r, i] = sum over row r's taps e of weight[e] * src[o, index[e], i].
+//
+// Two kernel shapes (architecture note 7.1): "horizontal" when inner == 1 (taps along the
+// unit-stride axis: gathers), "vertical" otherwise (taps along a strided axis, a contiguous run
+// of `inner` elements per tap). Kernels take the table; they never compute coordinates.
+//
+// Arithmetic contract (identical in every kernel, scalar or SIMD, any target, any thread count):
+// acc = w0 * x0; acc = acc + wk * xk for k = 1.. in table order; no fused multiply-add; a row
+// without taps gives 0; the store rounds once. So NCHW, NHWC and views give identical values.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/axis_table.hpp"
+#include "upsample/tensor_desc.hpp"
+
+namespace upsample::cpu {
+
+struct PassShape {
+  int64_t outer = 1;
+  int64_t src_len = 1;  // length of the axis in the source
+  int64_t rows = 1;     // length of the axis in the destination
+  int64_t inner = 1;
+};
+
+// Kernel-ready form of an AxisTable, built once in the plan.
+template <typename W>
+struct PassTable {
+  AxisTable<W> table;
+  // Tap-major, zero-padded copy for vectorised horizontal gathers: entry (k, r) at
+  // [k * padded_rows + r]; padding lanes have index 0, weight 0 and count 0. Built only for
+  // float tables whose padded size stays close to the CSR size.
+  int64_t padded_rows = 0;
+  int64_t padded_taps = 0;
+  std::vector<int32_t> padded_index;
+  std::vector<W> padded_weight;
+  std::vector<int32_t> padded_count;
+  bool uniform = false;
+
+  explicit PassTable(AxisTable<W> t);
+  bool has_padded() const { return padded_rows > 0; }
+};
+
+// Number of work items of a pass and of a strided copy: the unit of parallel splitting.
+int64_t pass_items(const PassShape& shape);
+
+// Runs items [begin, end) of a resampling pass. src_type/dst_type are the buffers' element
+// types; W is float or double (the accumulation type).
+template <typename W>
+void run_pass(const PassShape& shape, const PassTable<W>& table, DType src_type, const void* src,
+              DType dst_type, void* dst, int64_t begin, int64_t end);
+
+// Moves elements without arithmetic (nearest forward): a unit-tap table, same dtype both sides.
+// `index[r]` is the source index of output row r.
+void run_gather_copy(const PassShape& shape, const int64_t* index, size_t elem_size,
+                     const void* src, void* dst, int64_t begin, int64_t end);
+
+struct StridedCopy {
+  int rank = 0;
+  int64_t sizes[5] = {1, 1, 1, 1, 1};
+  int64_t src_strides[5] = {0, 0, 0, 0, 0};  // elements
+  int64_t dst_strides[5] = {0, 0, 0, 0, 0};
+  size_t elem_size = 4;
+};
+int64_t strided_copy_items(const StridedCopy& copy);
+void run_strided_copy(const StridedCopy& copy, const void* src, void* dst, int64_t begin,
+                      int64_t end);
+
+// Vectorised float32 kernels (Highway, dispatched once per call to the best target).
+void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
+                  float* dst, int64_t begin, int64_t end);
+void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const float* src,
+                    float* dst, int64_t begin, int64_t end);
+const char* simd_target_name();
+
+}  // namespace upsample::cpu
