@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "upsample/export.hpp"
 #include "upsample/status.hpp"
 #include "upsample/tensor_desc.hpp"
 
@@ -32,7 +33,7 @@ enum class Mode {
 
 enum class Direction { kForward, kBackward };
 
-const char* mode_name(Mode mode);
+UPSAMPLE_API const char* mode_name(Mode mode);
 
 struct OpDesc {
   Mode mode = Mode::kLinear;
@@ -50,7 +51,7 @@ struct ExecContext {
   int num_threads = 0;  // 0: UPSAMPLE_NUM_THREADS if set, else every core
 };
 
-class Plan {
+class UPSAMPLE_API Plan {
  public:
   Plan();
   ~Plan();
@@ -75,14 +76,15 @@ class Plan {
 };
 
 // Validates the descriptors, resolves the geometry, builds the weight tables and passes.
-Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst, Plan* plan);
+UPSAMPLE_API Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
+                              Plan* plan);
 
 // Runs a plan. `workspace` must hold plan.workspace_bytes() bytes (may be null when that is 0).
 // src and dst must not overlap.
-Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
-               size_t workspace_bytes, const ExecContext& ctx = {});
+UPSAMPLE_API Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
+                            size_t workspace_bytes, const ExecContext& ctx = {});
 
 // Threads used when ExecContext::num_threads is 0.
-int default_num_threads();
+UPSAMPLE_API int default_num_threads();
 
 }  // namespace upsample

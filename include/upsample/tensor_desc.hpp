@@ -10,16 +10,18 @@
 #include <initializer_list>
 #include <string>
 
+#include "upsample/export.hpp"
+
 namespace upsample {
 
 enum class DType : int { kFloat32 = 0, kFloat16, kBFloat16, kFloat64, kUInt8 };
 
-size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);
+UPSAMPLE_API size_t dtype_size(DType dtype);
+UPSAMPLE_API const char* dtype_name(DType dtype);
 
 inline constexpr int kMaxRank = 5;
 
-struct TensorDesc {
+struct UPSAMPLE_API TensorDesc {
   DType dtype = DType::kFloat32;
   int rank = 0;
   std::array<int64_t, kMaxRank> sizes{};

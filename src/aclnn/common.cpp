@@ -57,21 +57,36 @@ class ExecutorRegistry {
 
 bool dtype_from_acl(aclDataType t, DType* out) {
   switch (t) {
-    case ACL_FLOAT: *out = DType::kFloat32; return true;
-    case ACL_FLOAT16: *out = DType::kFloat16; return true;
-    case ACL_BF16: *out = DType::kBFloat16; return true;
-    case ACL_DOUBLE: *out = DType::kFloat64; return true;
-    case ACL_UINT8: *out = DType::kUInt8; return true;
-    default: return false;
+    case ACL_FLOAT:
+      *out = DType::kFloat32;
+      return true;
+    case ACL_FLOAT16:
+      *out = DType::kFloat16;
+      return true;
+    case ACL_BF16:
+      *out = DType::kBFloat16;
+      return true;
+    case ACL_DOUBLE:
+      *out = DType::kFloat64;
+      return true;
+    case ACL_UINT8:
+      *out = DType::kUInt8;
+      return true;
+    default:
+      return false;
   }
 }
 
 aclnnStatus status_to_aclnn(const Status& st) {
   switch (st.code) {
-    case StatusCode::kOk: return ACLNN_SUCCESS;
-    case StatusCode::kNullPointer: return ACLNN_ERR_PARAM_NULLPTR;
-    case StatusCode::kInvalidArgument: return ACLNN_ERR_PARAM_INVALID;
-    case StatusCode::kInternal: return ACLNN_ERR_INNER;
+    case StatusCode::kOk:
+      return ACLNN_SUCCESS;
+    case StatusCode::kNullPointer:
+      return ACLNN_ERR_PARAM_NULLPTR;
+    case StatusCode::kInvalidArgument:
+      return ACLNN_ERR_PARAM_INVALID;
+    case StatusCode::kInternal:
+      return ACLNN_ERR_INNER;
   }
   return ACLNN_ERR_INNER;
 }
@@ -95,13 +110,20 @@ bool is_channels_last(aclFormat format) {
 
 std::string format_name(aclFormat format) {
   switch (format) {
-    case ACL_FORMAT_NCHW: return "NCHW";
-    case ACL_FORMAT_NHWC: return "NHWC";
-    case ACL_FORMAT_ND: return "ND";
-    case ACL_FORMAT_NCDHW: return "NCDHW";
-    case ACL_FORMAT_NDHWC: return "NDHWC";
-    case ACL_FORMAT_NCL: return "NCL";
-    default: return "format(" + std::to_string(static_cast<int>(format)) + ")";
+    case ACL_FORMAT_NCHW:
+      return "NCHW";
+    case ACL_FORMAT_NHWC:
+      return "NHWC";
+    case ACL_FORMAT_ND:
+      return "ND";
+    case ACL_FORMAT_NCDHW:
+      return "NCDHW";
+    case ACL_FORMAT_NDHWC:
+      return "NDHWC";
+    case ACL_FORMAT_NCL:
+      return "NCL";
+    default:
+      return "format(" + std::to_string(static_cast<int>(format)) + ")";
   }
 }
 
@@ -122,20 +144,20 @@ aclnnStatus to_logical(const char* api, const char* name, const aclTensor* tenso
   const aclTensor& t = *tensor;
   DType dtype;
   if (!dtype_from_acl(t.dtype, &dtype)) {
-    return fail(api, ACLNN_ERR_PARAM_INVALID,
-                std::string(name) + " has unsupported dtype " +
-                    std::to_string(static_cast<int>(t.dtype)));
+    return fail(
+        api, ACLNN_ERR_PARAM_INVALID,
+        std::string(name) + " has unsupported dtype " + std::to_string(static_cast<int>(t.dtype)));
   }
   const int rank = static_cast<int>(t.view_dims.size());
   if (rank != expected_rank) {
     return fail(api, ACLNN_ERR_PARAM_INVALID,
-                std::string(name) + " must be " + std::to_string(expected_rank) +
-                    "-D, got shape " + dims_string(t.view_dims));
+                std::string(name) + " must be " + std::to_string(expected_rank) + "-D, got shape " +
+                    dims_string(t.view_dims));
   }
   if (t.strides.size() != t.view_dims.size()) {
     return fail(api, ACLNN_ERR_PARAM_INVALID,
-                std::string(name) + " has " + std::to_string(t.strides.size()) +
-                    " strides for " + std::to_string(rank) + " dims");
+                std::string(name) + " has " + std::to_string(t.strides.size()) + " strides for " +
+                    std::to_string(rank) + " dims");
   }
   // Logical position of each format dim: NHWC / NDHWC carry C last.
   std::array<int, kMaxRank> to_logical_dim{0, 1, 2, 3, 4};
@@ -180,7 +202,8 @@ aclnnStatus to_logical(const char* api, const char* name, const aclTensor* tenso
   if (t.data == nullptr) {
     return fail(api, ACLNN_ERR_PARAM_NULLPTR, std::string(name) + " has a null data address");
   }
-  out->data = static_cast<unsigned char*>(t.data) + t.offset * static_cast<int64_t>(dtype_size(dtype));
+  out->data =
+      static_cast<unsigned char*>(t.data) + t.offset * static_cast<int64_t>(dtype_size(dtype));
   return ACLNN_SUCCESS;
 }
 

@@ -20,7 +20,7 @@ aclnnStatus fail(const char* api, aclnnStatus code, const std::string& message);
 // A tensor argument in logical order (N, C, spatial...) plus its first element's address.
 struct LogicalTensor {
   TensorDesc desc;
-  void* data = nullptr;       // address of the view's element 0 (data + offset)
+  void* data = nullptr;  // address of the view's element 0 (data + offset)
   aclFormat format = ACL_FORMAT_UNDEFINED;
   std::vector<int64_t> dims;  // as given (format order)
 };
@@ -49,24 +49,24 @@ aclnnStatus run_executor(const char* api, void* workspace, uint64_t workspace_si
 }  // namespace upsample::aclnn
 
 // Validation helpers used by every entry point; each returns from the calling function.
-#define UPS_CHECK_NOT_NULL(api, ptr)                                               \
-  do {                                                                             \
-    if ((ptr) == nullptr) {                                                        \
+#define UPS_CHECK_NOT_NULL(api, ptr)                                                 \
+  do {                                                                               \
+    if ((ptr) == nullptr) {                                                          \
       return ::upsample::aclnn::fail(api, ACLNN_ERR_PARAM_NULLPTR, #ptr " is null"); \
-    }                                                                              \
+    }                                                                                \
   } while (0)
 
-#define UPS_REQUIRE(api, cond, stream_expr)                                  \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::ostringstream ups_why_;                                           \
-      ups_why_ << stream_expr;                                               \
+#define UPS_REQUIRE(api, cond, stream_expr)                                         \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::ostringstream ups_why_;                                                  \
+      ups_why_ << stream_expr;                                                      \
       return ::upsample::aclnn::fail(api, ACLNN_ERR_PARAM_INVALID, ups_why_.str()); \
-    }                                                                        \
+    }                                                                               \
   } while (0)
 
-#define UPS_RETURN_IF_ERROR(expr)               \
-  do {                                          \
-    const aclnnStatus ups_status_ = (expr);     \
+#define UPS_RETURN_IF_ERROR(expr)                         \
+  do {                                                    \
+    const aclnnStatus ups_status_ = (expr);               \
     if (ups_status_ != ACLNN_SUCCESS) return ups_status_; \
   } while (0)

@@ -16,8 +16,7 @@ std::string dtype_list(const std::vector<DType>& v) {
 }
 
 aclnnStatus check_formats(const char* api, const EntryRules& rules, const char* in_name,
-                          const LogicalTensor& in, const char* out_name,
-                          const LogicalTensor& out) {
+                          const LogicalTensor& in, const char* out_name, const LogicalTensor& out) {
   if (!rules.formats.empty()) {
     for (const auto* t : {&in, &out}) {
       const bool ok =
@@ -25,20 +24,19 @@ aclnnStatus check_formats(const char* api, const EntryRules& rules, const char* 
       std::string allowed;
       for (aclFormat f : rules.formats) allowed += (allowed.empty() ? "" : ", ") + format_name(f);
       UPS_REQUIRE(api, ok,
-                  (t == &in ? in_name : out_name) << " format " << format_name(t->format)
-                                                  << " is not supported (expected one of "
-                                                  << allowed << ")");
+                  (t == &in ? in_name : out_name)
+                      << " format " << format_name(t->format)
+                      << " is not supported (expected one of " << allowed << ")");
     }
   }
   UPS_REQUIRE(api, !rules.formats_equal || in.format == out.format,
-              in_name << " format " << format_name(in.format) << " and " << out_name
-                      << " format " << format_name(out.format) << " must be equal");
+              in_name << " format " << format_name(in.format) << " and " << out_name << " format "
+                      << format_name(out.format) << " must be equal");
   return ACLNN_SUCCESS;
 }
 
 aclnnStatus check_dtypes(const char* api, const EntryRules& rules, const char* in_name,
-                         const LogicalTensor& in, const char* out_name,
-                         const LogicalTensor& out) {
+                         const LogicalTensor& in, const char* out_name, const LogicalTensor& out) {
   UPS_REQUIRE(api, contains(rules.dtypes, in.desc.dtype),
               in_name << " dtype " << dtype_name(in.desc.dtype) << " is not supported (expected "
                       << dtype_list(rules.dtypes) << ")");
@@ -101,12 +99,12 @@ aclnnStatus forward_entry(const char* api, const EntryRules& rules, const aclTen
   }
   TensorDesc expected = in.desc;
   for (int a = 0; a < rules.spatial_rank; ++a) expected.sizes[2 + a] = output_size->values[a];
-  UPS_REQUIRE(api, std::equal(expected.sizes.begin(), expected.sizes.begin() + rank,
-                              res.desc.sizes.begin()),
-              "out shape " << dims_string(res.dims) << " (" << format_name(res.format)
-                           << ") must be N, C of self and outputSize "
-                           << dims_string(output_size->values) << ": logical "
-                           << dims_string(expected));
+  UPS_REQUIRE(
+      api,
+      std::equal(expected.sizes.begin(), expected.sizes.begin() + rank, res.desc.sizes.begin()),
+      "out shape " << dims_string(res.dims) << " (" << format_name(res.format)
+                   << ") must be N, C of self and outputSize " << dims_string(output_size->values)
+                   << ": logical " << dims_string(expected));
   OpDesc op;
   op.mode = rules.mode;
   op.antialias = rules.antialias;
@@ -135,9 +133,9 @@ aclnnStatus backward_entry(const char* api, const EntryRules& rules, const aclTe
   UPS_RETURN_IF_ERROR(check_dtypes(api, rules, "gradOut", g, "gradInput", res));
   UPS_RETURN_IF_ERROR(check_formats(api, rules, "gradOut", g, "gradInput", res));
   UPS_RETURN_IF_ERROR(check_output_size(api, rules, output_size));
-  UPS_REQUIRE(api, static_cast<int>(input_size->values.size()) == rank,
-              "inputSize must have " << rank << " elements, got "
-                                     << dims_string(input_size->values));
+  UPS_REQUIRE(
+      api, static_cast<int>(input_size->values.size()) == rank,
+      "inputSize must have " << rank << " elements, got " << dims_string(input_size->values));
   // inputSize in logical order.
   aclFormat order_format = ACL_FORMAT_ND;
   if (rules.input_size_order == EntryRules::InputSizeOrder::kByOutFormat) order_format = res.format;
@@ -159,8 +157,9 @@ aclnnStatus backward_entry(const char* api, const EntryRules& rules, const aclTe
   for (int a = 0; a < rules.spatial_rank; ++a) {
     expected_grad_out.sizes[2 + a] = output_size->values[a];
   }
-  UPS_REQUIRE(api, std::equal(expected_grad_out.sizes.begin(),
-                              expected_grad_out.sizes.begin() + rank, g.desc.sizes.begin()),
+  UPS_REQUIRE(api,
+              std::equal(expected_grad_out.sizes.begin(), expected_grad_out.sizes.begin() + rank,
+                         g.desc.sizes.begin()),
               "gradOut shape " << dims_string(g.dims) << " (" << format_name(g.format)
                                << ") must be N, C of inputSize and outputSize: logical "
                                << dims_string(expected_grad_out));

@@ -53,30 +53,29 @@ extern "C" {
 ACLNN_API aclnnStatus aclnnUpsampleLinear1dGetWorkspaceSize(
     const aclTensor* self, const aclIntArray* outputSize, const bool alignCorners,
     const double scales, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return upsample::aclnn::forward_entry("aclnnUpsampleLinear1d", linear1d_rules(), self,
-                                        outputSize, alignCorners, {scales}, out, workspaceSize,
-                                        executor);
+  return upsample::aclnn::forward_entry("aclnnUpsampleLinear1d", linear1d_rules(), self, outputSize,
+                                        alignCorners, {scales}, out, workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleLinear1d(void* workspace, uint64_t workspaceSize,
                                             aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleLinear1d", workspace, workspaceSize,
-                                       executor, stream);
+  return upsample::aclnn::run_executor("aclnnUpsampleLinear1d", workspace, workspaceSize, executor,
+                                       stream);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
     bool alignCorners, double scales, aclTensor* out, uint64_t* workspaceSize,
     aclOpExecutor** executor) {
-  return upsample::aclnn::backward_entry("aclnnUpsampleLinear1dBackward", linear1d_rules(),
-                                         gradOut, outputSize, inputSize, alignCorners, {scales},
-                                         out, workspaceSize, executor);
+  return upsample::aclnn::backward_entry("aclnnUpsampleLinear1dBackward", linear1d_rules(), gradOut,
+                                         outputSize, inputSize, alignCorners, {scales}, out,
+                                         workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackward(void* workspace, uint64_t workspaceSize,
                                                     aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleLinear1dBackward", workspace,
-                                       workspaceSize, executor, stream);
+  return upsample::aclnn::run_executor("aclnnUpsampleLinear1dBackward", workspace, workspaceSize,
+                                       executor, stream);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(
@@ -105,15 +104,14 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardGetWorkspaceSize(
   rules.ignore_scales = true;  // CANN's V1 takes the ratio from the sizes
   rules.input_size_order = EntryRules::InputSizeOrder::kByOutFormat;
   return upsample::aclnn::backward_entry("aclnnUpsampleBilinear2dBackward", rules, gradOut,
-                                         outputSize, inputSize, alignCorners,
-                                         {scalesH, scalesW}, out, workspaceSize, executor);
+                                         outputSize, inputSize, alignCorners, {scalesH, scalesW},
+                                         out, workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackward(void* workspace, uint64_t workspace_size,
-                                                      aclOpExecutor* executor,
-                                                      aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleBilinear2dBackward", workspace,
-                                       workspace_size, executor, stream);
+                                                      aclOpExecutor* executor, aclrtStream stream) {
+  return upsample::aclnn::run_executor("aclnnUpsampleBilinear2dBackward", workspace, workspace_size,
+                                       executor, stream);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2GetWorkspaceSize(
@@ -123,8 +121,8 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2GetWorkspaceSize(
   EntryRules rules = bilinear2d_rules();
   rules.input_size_order = EntryRules::InputSizeOrder::kByGradFormat;
   return upsample::aclnn::backward_entry("aclnnUpsampleBilinear2dBackwardV2", rules, gradOut,
-                                         outputSize, inputSize, alignCorners,
-                                         {scalesH, scalesW}, out, workspaceSize, executor);
+                                         outputSize, inputSize, alignCorners, {scalesH, scalesW},
+                                         out, workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2(void* workspace, uint64_t workspace_size,
@@ -139,8 +137,8 @@ ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dGetWorkspaceSize(
     double scalesH, double scalesW, aclTensor* out, uint64_t* workspaceSize,
     aclOpExecutor** executor) {
   return upsample::aclnn::forward_entry("aclnnUpsampleTrilinear3d", trilinear3d_rules(), self,
-                                        outputSize, alignCorners, {scalesD, scalesH, scalesW},
-                                        out, workspaceSize, executor);
+                                        outputSize, alignCorners, {scalesD, scalesH, scalesW}, out,
+                                        workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleTrilinear3d(void* workspace, uint64_t workspaceSize,
@@ -154,17 +152,16 @@ ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackwardGetWorkspaceSize(
     bool alignCorners, double scalesD, double scalesH, double scalesW, aclTensor* gradInput,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
   // CANN reads inputSize as N, C, D, H, W whatever the formats.
-  return upsample::aclnn::backward_entry("aclnnUpsampleTrilinear3dBackward", trilinear3d_rules(),
-                                         gradOut, outputSize, inputSize, alignCorners,
-                                         {scalesD, scalesH, scalesW}, gradInput, workspaceSize,
-                                         executor);
+  return upsample::aclnn::backward_entry(
+      "aclnnUpsampleTrilinear3dBackward", trilinear3d_rules(), gradOut, outputSize, inputSize,
+      alignCorners, {scalesD, scalesH, scalesW}, gradInput, workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackward(void* workspace, uint64_t workspaceSize,
                                                        aclOpExecutor* executor,
                                                        aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleTrilinear3dBackward", workspace,
-                                       workspaceSize, executor, stream);
+  return upsample::aclnn::run_executor("aclnnUpsampleTrilinear3dBackward", workspace, workspaceSize,
+                                       executor, stream);
 }
 
 }  // extern "C"

@@ -112,10 +112,11 @@ AxisTable<W> build_cubic(const AxisSpec& s) {
 // normalised to sum 1. Mixed float/double expressions follow PyTorch's literally.
 template <typename W>
 AxisTable<W> build_antialias(const AxisSpec& s) {
-  if (s.in_len == s.out_len) return identity_table<W>(s.in_len);  // PyTorch skips the axis
   const bool cubic = s.mode == Mode::kCubic;
   const double interp_size = cubic ? 4.0 : 2.0;
   const W scale = geometry::ratio<W>(s.in_len, s.out_len, s.align_corners, s.scale);
+  // Same size at ratio 1 is a copy (Note [identity axes]); a user scale != 1 still resamples.
+  if (s.in_len == s.out_len && scale == W(1)) return identity_table<W>(s.in_len);
   const W support = static_cast<W>(scale >= W(1) ? (interp_size * 0.5) * scale : interp_size * 0.5);
   const W invscale = scale >= W(1) ? W(1) / scale : W(1);
   TableBuilder<W> b(s.out_len, s.in_len, static_cast<int64_t>(std::ceil(support)) * 2 + 1);
@@ -129,8 +130,8 @@ AxisTable<W> build_antialias(const AxisSpec& s) {
     W total = 0;
     for (int64_t j = xmin; j < xmax; ++j) {
       const W arg = static_cast<W>((static_cast<W>(j) - center + 0.5) * invscale);
-      const W value = cubic ? geometry::antialias_cubic_filter<W>(arg)
-                            : geometry::triangle_filter<W>(arg);
+      const W value =
+          cubic ? geometry::antialias_cubic_filter<W>(arg) : geometry::triangle_filter<W>(arg);
       w.push_back(value);
       total += value;
     }

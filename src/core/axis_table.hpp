@@ -25,8 +25,8 @@ struct AxisSpec {
 
 template <typename W>
 struct AxisTable {
-  int64_t rows = 0;     // out_len for a forward table, in_len for a transposed one
-  int64_t src_len = 0;  // length of the axis the taps index into
+  int64_t rows = 0;              // out_len for a forward table, in_len for a transposed one
+  int64_t src_len = 0;           // length of the axis the taps index into
   std::vector<int64_t> offsets;  // rows + 1 entries; row r is [offsets[r], offsets[r + 1])
   std::vector<int64_t> index;    // source index of each tap, nondecreasing within a row
   std::vector<W> weight;

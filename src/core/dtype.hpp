@@ -84,17 +84,24 @@ using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 template <typename Acc, typename T>
 inline Acc load_as(const T* p) {
-  if constexpr (std::is_same_v<T, Half>) return static_cast<Acc>(half_to_float(p->bits));
-  else if constexpr (std::is_same_v<T, BFloat16>) return static_cast<Acc>(bf16_to_float(p->bits));
-  else return static_cast<Acc>(*p);
+  if constexpr (std::is_same_v<T, Half>)
+    return static_cast<Acc>(half_to_float(p->bits));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return static_cast<Acc>(bf16_to_float(p->bits));
+  else
+    return static_cast<Acc>(*p);
 }
 
 template <typename T, typename Acc>
 inline void store_from(T* p, Acc v) {
-  if constexpr (std::is_same_v<T, Half>) p->bits = float_to_half(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, BFloat16>) p->bits = float_to_bf16(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, uint8_t>) *p = float_to_u8(static_cast<float>(v));
-  else *p = static_cast<T>(v);
+  if constexpr (std::is_same_v<T, Half>)
+    p->bits = float_to_half(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    p->bits = float_to_bf16(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    *p = float_to_u8(static_cast<float>(v));
+  else
+    *p = static_cast<T>(v);
 }
 
 }  // namespace upsample

@@ -64,7 +64,7 @@ T cubic_source_index(T ratio, int64_t dst, bool align_corners) {
 // for the taps floor(x)-1 .. floor(x)+2 at fraction t.
 template <typename T>
 void cubic_coefficients(T t, T A, T coeffs[4]) {
-  auto near = [A](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };         // |x| <= 1
+  auto near = [A](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
   auto far = [A](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
   coeffs[0] = far(t + T(1));
   coeffs[1] = near(t);
@@ -72,8 +72,14 @@ void cubic_coefficients(T t, T A, T coeffs[4]) {
   coeffs[3] = far(T(2) - t);
 }
 
-inline constexpr double kCubicA = -0.75;           // bicubic without antialias
-inline constexpr double kCubicAntialiasA = -0.5;   // bicubic with antialias (Pillow's value)
+// Note [identity axes]
+// An axis whose length does not change is copied, not resampled: PyTorch's linear helper
+// (compute_source_index_and_lambda) returns the taps (dst, 1) and (dst, 0) regardless of the
+// scale, and its antialias path copies at ratio 1. PyTorch evaluates the zero-weight tap, so an
+// infinite input becomes NaN there; we skip the pass and keep it (docs/numerics.md, deviation 1).
+
+inline constexpr double kCubicA = -0.75;          // bicubic without antialias
+inline constexpr double kCubicAntialiasA = -0.5;  // bicubic with antialias (Pillow's value)
 
 // Note [antialias filters]
 // PyTorch's aa_filter for bilinear (triangle, support 1) and bicubic (Keys a = -0.5, support 2),

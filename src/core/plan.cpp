@@ -102,7 +102,8 @@ Status validate(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) 
   }
   if (nearest && op.antialias) {
     return Status::Invalid(std::string("antialias is only defined for linear and cubic modes, "
-                                       "not for ") + mode_name(op.mode));
+                                       "not for ") +
+                           mode_name(op.mode));
   }
   if (src.sizes[0] != dst.sizes[0] || src.sizes[1] != dst.sizes[1]) {
     why << "N and C of src " << sizes_string(src) << " and dst " << sizes_string(dst)
@@ -114,8 +115,8 @@ Status validate(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) 
     for (int d = 0; d < rank; ++d) {
       const bool may_be_zero = d == 0;  // an empty batch is allowed; other dims are not
       if (t->sizes[d] < 0 || (t->sizes[d] == 0 && !may_be_zero)) {
-        why << name << " dim " << d << " must be > 0" << (may_be_zero ? " or = 0" : "")
-            << ", got " << name << " sizes " << sizes_string(*t);
+        why << name << " dim " << d << " must be > 0" << (may_be_zero ? " or = 0" : "") << ", got "
+            << name << " sizes " << sizes_string(*t);
         return Status::Invalid(why.str());
       }
     }
@@ -141,14 +142,113 @@ Status validate(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) 
   return Status::Ok();
 }
 
+// Plane mode pays when there are several passes (so intermediates exist), the steps touch only
+// dense user buffers, and one slice's intermediates are small enough to stay in cache.
+void choose_plane_mode(const std::vector<int>& order, const std::vector<int>& pass_axes,
+                       Plan::Impl* impl) {
+  constexpr int64_t kMaxSliceScratch = 2 << 20;  // per region, one slice
+  constexpr int64_t kBlockScratch = 256 << 10;   // target per region, one block
+  if (pass_axes.size() < 2) return;
+  int64_t batch = 1;
+  for (int dim : order) {
+    if (std::find(pass_axes.begin(), pass_axes.end(), dim) != pass_axes.end()) break;
+    batch *= impl->src.sizes[dim];
+  }
+  if (batch < 2) return;
+  int64_t region_bytes[2] = {0, 0};
+  for (PlanStep& step : impl->steps) {
+    if (step.kind == PlanStep::Kind::kStridedCopy) return;
+    const int64_t in_bytes = step.shape.outer * step.shape.src_len * step.shape.inner *
+                             static_cast<int64_t>(dtype_size(step.in_type));
+    const int64_t out_bytes = step.shape.outer * step.shape.rows * step.shape.inner *
+                              static_cast<int64_t>(dtype_size(step.out_type));
+    step.in_batch_bytes = in_bytes / batch;
+    step.out_batch_bytes = out_bytes / batch;
+    if (step.out.kind == BufferRef::kRegion) {
+      region_bytes[step.out.region] = std::max(region_bytes[step.out.region], step.out_batch_bytes);
+    }
+  }
+  const int64_t slice = std::max(region_bytes[0], region_bytes[1]);
+  if (slice > kMaxSliceScratch) return;
+  impl->plane_mode = true;
+  impl->batch = batch;
+  impl->block = std::clamp<int64_t>(kBlockScratch / std::max<int64_t>(slice, 1), 1, batch);
+  impl->slots = std::clamp(default_num_threads(), 1, 64);
+  impl->region_offset[0] = 0;
+  impl->region_offset[1] = align_up(static_cast<size_t>(region_bytes[0] * impl->block));
+  impl->slot_bytes =
+      impl->region_offset[1] + align_up(static_cast<size_t>(region_bytes[1] * impl->block));
+  impl->workspace_bytes = impl->slot_bytes * static_cast<size_t>(impl->slots);
+}
+
+// Runs items [begin, end) of one step with the given buffer addresses.
+void run_step(const Plan::Impl& p, const PlanStep& step, const void* in, void* out, int64_t begin,
+              int64_t end) {
+  switch (step.kind) {
+    case PlanStep::Kind::kStridedCopy:
+      cpu::run_strided_copy(step.copy, in, out, begin, end);
+      break;
+    case PlanStep::Kind::kGatherCopy:
+      if (p.acc_type == DType::kFloat64) {
+        cpu::run_gather_copy(step.shape, p.tables_f64[step.table].table.index.data(),
+                             dtype_size(step.in_type), in, out, begin, end);
+      } else {
+        cpu::run_gather_copy(step.shape, p.tables_f32[step.table].table.index.data(),
+                             dtype_size(step.in_type), in, out, begin, end);
+      }
+      break;
+    case PlanStep::Kind::kPass:
+      if (p.acc_type == DType::kFloat64) {
+        cpu::run_pass(step.shape, p.tables_f64[step.table], step.in_type, in, step.out_type, out,
+                      begin, end);
+      } else {
+        cpu::run_pass(step.shape, p.tables_f32[step.table], step.in_type, in, step.out_type, out,
+                      begin, end);
+      }
+      break;
+  }
+}
+
+// Plane mode: each thread takes a contiguous range of slices and runs every step on blocks of
+// them. A slice's result does not depend on how slices are grouped into blocks or threads.
+void execute_planes(const Plan::Impl& p, const void* src, void* dst, unsigned char* ws,
+                    int threads) {
+  const int64_t by_work = std::max<int64_t>(1, p.dst.numel() / (1 << 14));
+  const int team = static_cast<int>(std::min<int64_t>({threads, p.slots, p.batch, by_work}));
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    const int nt = omp_get_num_threads();
+    const int tid = omp_get_thread_num();
+    unsigned char* slot = ws + static_cast<size_t>(tid) * p.slot_bytes;
+    const int64_t first = p.batch * tid / nt;
+    const int64_t last = p.batch * (tid + 1) / nt;
+    for (int64_t b0 = first; b0 < last; b0 += p.block) {
+      const int64_t nb = std::min(p.block, last - b0);
+      for (const PlanStep& step : p.steps) {
+        const void* in = step.in.kind == BufferRef::kUserSrc
+                             ? static_cast<const unsigned char*>(src) + b0 * step.in_batch_bytes
+                             : static_cast<const void*>(slot + p.region_offset[step.in.region]);
+        void* out = step.out.kind == BufferRef::kUserDst
+                        ? static_cast<unsigned char*>(dst) + b0 * step.out_batch_bytes
+                        : static_cast<void*>(slot + p.region_offset[step.out.region]);
+        run_step(p, step, in, out, 0, cpu::pass_items(step.shape) / p.batch * nb);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 const char* mode_name(Mode mode) {
   switch (mode) {
-    case Mode::kNearest: return "nearest";
-    case Mode::kNearestExact: return "nearest-exact";
-    case Mode::kLinear: return "linear";
-    case Mode::kCubic: return "cubic";
+    case Mode::kNearest:
+      return "nearest";
+    case Mode::kNearestExact:
+      return "nearest-exact";
+    case Mode::kLinear:
+      return "linear";
+    case Mode::kCubic:
+      return "cubic";
   }
   return "?";
 }
@@ -177,10 +277,9 @@ std::string Plan::describe() const {
   const Impl& p = *impl_;
   std::ostringstream os;
   os << mode_name(p.op.mode) << (p.op.antialias ? "+aa" : "")
-     << (p.op.direction == Direction::kForward ? " forward " : " backward ")
-     << p.src.to_string() << " -> " << p.dst.to_string() << " acc "
-     << dtype_name(p.acc_type) << " workspace " << p.workspace_bytes << "B simd "
-     << cpu::simd_target_name();
+     << (p.op.direction == Direction::kForward ? " forward " : " backward ") << p.src.to_string()
+     << " -> " << p.dst.to_string() << " acc " << dtype_name(p.acc_type) << " workspace "
+     << p.workspace_bytes << "B simd " << cpu::simd_target_name();
   for (const auto& s : p.steps) {
     os << "\n  ";
     switch (s.kind) {
@@ -244,8 +343,8 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
     next_region ^= 1;
     int64_t n = 1;
     for (int d = 0; d < rank; ++d) n *= sizes[d];
-    region_elems_bytes[region] = std::max<int64_t>(region_elems_bytes[region],
-                                                   n * static_cast<int64_t>(dtype_size(type)));
+    region_elems_bytes[region] =
+        std::max<int64_t>(region_elems_bytes[region], n * static_cast<int64_t>(dtype_size(type)));
     return BufferRef{BufferRef::kRegion, region};
   };
   auto dense_copy = [&](const std::array<int64_t, kMaxRank>& sizes, const int64_t* from_strides,
@@ -277,8 +376,8 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   std::vector<int> table_of_axis(rank, -1);
   for (int a = op.spatial_rank - 1; a >= 0; --a) {
     const int dim = 2 + a;
-    AxisSpec spec{op.mode, op.antialias, op.align_corners, input.sizes[dim], output.sizes[dim],
-                  op.scales[a]};
+    AxisSpec spec{op.mode,          op.antialias,      op.align_corners,
+                  input.sizes[dim], output.sizes[dim], op.scales[a]};
     bool identity = false;
     if (impl->acc_type == DType::kFloat64) {
       AxisTable<double> t = build_axis_table<double>(spec);
@@ -320,8 +419,8 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
       const bool last = p + 1 == pass_axes.size();
       const int table_id = table_of_axis[dim];
       const bool f64 = impl->acc_type == DType::kFloat64;
-      const int64_t rows = f64 ? impl->tables_f64[table_id].table.rows
-                               : impl->tables_f32[table_id].table.rows;
+      const int64_t rows =
+          f64 ? impl->tables_f64[table_id].table.rows : impl->tables_f32[table_id].table.rows;
       const bool unit = f64 ? impl->tables_f64[table_id].table.unit_taps
                             : impl->tables_f32[table_id].table.unit_taps;
       PlanStep step;
@@ -344,10 +443,10 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
       // A unit-tap pass (nearest forward) moves values, so it keeps the storage type exactly.
       step.out_type = last ? dst.dtype : (unit ? cur_type : impl->acc_type);
       step.kind = unit && step.in_type == step.out_type ? PlanStep::Kind::kGatherCopy
-                                                         : PlanStep::Kind::kPass;
+                                                        : PlanStep::Kind::kPass;
       step.in = cur_ref;
-      step.out = last && dst_dense ? BufferRef{BufferRef::kUserDst, -1}
-                                   : new_region(step.out_type, next);
+      step.out =
+          last && dst_dense ? BufferRef{BufferRef::kUserDst, -1} : new_region(step.out_type, next);
       impl->steps.push_back(step);
       cur_ref = step.out;
       cur_type = step.out_type;
@@ -364,6 +463,7 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   impl->region_offset[1] = align_up(static_cast<size_t>(region_elems_bytes[0]));
   impl->workspace_bytes =
       impl->region_offset[1] + align_up(static_cast<size_t>(region_elems_bytes[1]));
+  choose_plane_mode(order, pass_axes, impl.get());
   plan->impl_ = std::move(impl);
   return Status::Ok();
 }
@@ -383,6 +483,10 @@ Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
   }
   const int threads = ctx.num_threads > 0 ? ctx.num_threads : default_num_threads();
   auto* ws = static_cast<unsigned char*>(workspace);
+  if (p->plane_mode) {
+    execute_planes(*p, src, dst, ws, threads);
+    return Status::Ok();
+  }
   auto resolve_in = [&](const BufferRef& r) -> const void* {
     if (r.kind == BufferRef::kUserSrc) return src;
     return ws + p->region_offset[r.region];
@@ -414,31 +518,7 @@ Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
       const int tid = omp_get_thread_num();
       const int64_t begin = items * tid / nt;
       const int64_t end = items * (tid + 1) / nt;
-      if (begin < end) {
-        switch (step.kind) {
-          case PlanStep::Kind::kStridedCopy:
-            cpu::run_strided_copy(step.copy, in, out, begin, end);
-            break;
-          case PlanStep::Kind::kGatherCopy:
-            if (p->acc_type == DType::kFloat64) {
-              cpu::run_gather_copy(step.shape, p->tables_f64[step.table].table.index.data(),
-                                   dtype_size(step.in_type), in, out, begin, end);
-            } else {
-              cpu::run_gather_copy(step.shape, p->tables_f32[step.table].table.index.data(),
-                                   dtype_size(step.in_type), in, out, begin, end);
-            }
-            break;
-          case PlanStep::Kind::kPass:
-            if (p->acc_type == DType::kFloat64) {
-              cpu::run_pass(step.shape, p->tables_f64[step.table], step.in_type, in,
-                            step.out_type, out, begin, end);
-            } else {
-              cpu::run_pass(step.shape, p->tables_f32[step.table], step.in_type, in,
-                            step.out_type, out, begin, end);
-            }
-            break;
-        }
-      }
+      if (begin < end) run_step(*p, step, in, out, begin, end);
     }
   }
   return Status::Ok();

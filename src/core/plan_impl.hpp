@@ -24,6 +24,9 @@ struct PlanStep {
   DType out_type = DType::kFloat32;
   BufferRef in;
   BufferRef out;
+  // Bytes of `in` / `out` per batch element (plane mode).
+  int64_t in_batch_bytes = 0;
+  int64_t out_batch_bytes = 0;
 };
 
 struct Plan::Impl {
@@ -37,6 +40,14 @@ struct Plan::Impl {
   std::vector<PlanStep> steps;
   size_t region_offset[2] = {0, 0};
   size_t workspace_bytes = 0;
+  // Plane mode: the leading dims that no pass resamples form `batch` independent slices; each
+  // thread runs every step on blocks of `block` slices with its own cache-sized scratch slot
+  // (slot t at t * slot_bytes), so intermediates never leave the cache.
+  bool plane_mode = false;
+  int64_t batch = 1;
+  int64_t block = 1;
+  int slots = 1;
+  size_t slot_bytes = 0;
 };
 
 }  // namespace upsample

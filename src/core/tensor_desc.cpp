@@ -1,27 +1,37 @@
-#include <sstream>
-
 #include "upsample/tensor_desc.hpp"
+
+#include <sstream>
 
 namespace upsample {
 
 size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return 4;
-    case DType::kFloat16: return 2;
-    case DType::kBFloat16: return 2;
-    case DType::kFloat64: return 8;
-    case DType::kUInt8: return 1;
+    case DType::kFloat32:
+      return 4;
+    case DType::kFloat16:
+      return 2;
+    case DType::kBFloat16:
+      return 2;
+    case DType::kFloat64:
+      return 8;
+    case DType::kUInt8:
+      return 1;
   }
   return 0;
 }
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "float32";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kFloat64: return "float64";
-    case DType::kUInt8: return "uint8";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kUInt8:
+      return "uint8";
   }
   return "unknown";
 }

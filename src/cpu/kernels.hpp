@@ -38,9 +38,20 @@ struct PassTable {
   std::vector<W> padded_weight;
   std::vector<int32_t> padded_count;
   bool uniform = false;
+  // Windowed form of the padded table, per block of `window_lanes` consecutive rows: when every
+  // tap of the block lies in [base, base + window_lanes * kind), the kernel loads those 1 to 4
+  // vectors once and permutes them (no gathers: gathers are slow on several CPUs). kind 0 =
+  // the block gathers. window_rel holds index - base, tap-major like padded_index.
+  int64_t window_lanes = 0;
+  std::vector<int32_t> window_base;
+  std::vector<uint8_t> window_kind;
+  std::vector<int32_t> window_rel;
 
   explicit PassTable(AxisTable<W> t);
   bool has_padded() const { return padded_rows > 0; }
+
+ private:
+  void build_windows();
 };
 
 // Number of work items of a pass and of a strided copy: the unit of parallel splitting.
@@ -74,5 +85,7 @@ void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const f
 void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const float* src,
                     float* dst, int64_t begin, int64_t end);
 const char* simd_target_name();
+// float32 lanes of the dispatched target's vectors.
+int64_t simd_lanes_f32();
 
 }  // namespace upsample::cpu

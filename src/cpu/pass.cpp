@@ -76,14 +76,19 @@ void pass_typed(const PassShape& s, const PassTable<W>& p, const void* src, void
 }
 
 template <typename Tin, typename W>
-void pass_out(const PassShape& s, const PassTable<W>& p, const void* src, DType dst_type,
-              void* dst, int64_t begin, int64_t end) {
+void pass_out(const PassShape& s, const PassTable<W>& p, const void* src, DType dst_type, void* dst,
+              int64_t begin, int64_t end) {
   switch (dst_type) {
-    case DType::kFloat32: return pass_typed<Tin, float, W>(s, p, src, dst, begin, end);
-    case DType::kFloat64: return pass_typed<Tin, double, W>(s, p, src, dst, begin, end);
-    case DType::kFloat16: return pass_typed<Tin, Half, W>(s, p, src, dst, begin, end);
-    case DType::kBFloat16: return pass_typed<Tin, BFloat16, W>(s, p, src, dst, begin, end);
-    case DType::kUInt8: return pass_typed<Tin, uint8_t, W>(s, p, src, dst, begin, end);
+    case DType::kFloat32:
+      return pass_typed<Tin, float, W>(s, p, src, dst, begin, end);
+    case DType::kFloat64:
+      return pass_typed<Tin, double, W>(s, p, src, dst, begin, end);
+    case DType::kFloat16:
+      return pass_typed<Tin, Half, W>(s, p, src, dst, begin, end);
+    case DType::kBFloat16:
+      return pass_typed<Tin, BFloat16, W>(s, p, src, dst, begin, end);
+    case DType::kUInt8:
+      return pass_typed<Tin, uint8_t, W>(s, p, src, dst, begin, end);
   }
 }
 
@@ -135,6 +140,43 @@ PassTable<W>::PassTable(AxisTable<W> t) : table(std::move(t)) {
           padded_weight[k * rows + r] = table.weight[table.offsets[r] + k];
         }
       }
+      build_windows();
+    }
+  }
+}
+
+template <typename W>
+void PassTable<W>::build_windows() {
+  const int64_t lanes = simd_lanes_f32();
+  if (lanes <= 1 || padded_rows % lanes != 0) return;
+  const int64_t blocks = padded_rows / lanes;
+  window_lanes = lanes;
+  window_base.assign(static_cast<size_t>(blocks), 0);
+  window_kind.assign(static_cast<size_t>(blocks), 0);
+  window_rel.assign(padded_index.size(), 0);
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t r = b * lanes; r < std::min((b + 1) * lanes, table.rows); ++r) {
+      for (int64_t k = 0; k < padded_count[r]; ++k) {
+        lo = std::min<int64_t>(lo, padded_index[k * padded_rows + r]);
+        hi = std::max<int64_t>(hi, padded_index[k * padded_rows + r]);
+      }
+    }
+    if (hi < 0) lo = hi = 0;  // a block of empty rows reads element 0 with weight 0
+    for (int kind = 1; kind <= 4; ++kind) {
+      const int64_t span = kind * lanes;
+      if (hi - lo >= span || table.src_len < span) continue;
+      const int64_t base = std::min(lo, table.src_len - span);  // the window stays in the row
+      window_base[b] = static_cast<int32_t>(base);
+      window_kind[b] = static_cast<uint8_t>(kind);
+      for (int64_t r = b * lanes; r < (b + 1) * lanes; ++r) {
+        for (int64_t k = 0; k < padded_taps; ++k) {
+          const int64_t rel =
+              r < table.rows && k < padded_count[r] ? padded_index[k * padded_rows + r] - base : 0;
+          window_rel[k * padded_rows + r] = static_cast<int32_t>(rel);
+        }
+      }
+      break;
     }
   }
 }
@@ -148,21 +190,26 @@ template <typename W>
 void run_pass(const PassShape& s, const PassTable<W>& p, DType src_type, const void* src,
               DType dst_type, void* dst, int64_t begin, int64_t end) {
   switch (src_type) {
-    case DType::kFloat32: return pass_out<float, W>(s, p, src, dst_type, dst, begin, end);
-    case DType::kFloat64: return pass_out<double, W>(s, p, src, dst_type, dst, begin, end);
-    case DType::kFloat16: return pass_out<Half, W>(s, p, src, dst_type, dst, begin, end);
-    case DType::kBFloat16: return pass_out<BFloat16, W>(s, p, src, dst_type, dst, begin, end);
-    case DType::kUInt8: return pass_out<uint8_t, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kFloat32:
+      return pass_out<float, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kFloat64:
+      return pass_out<double, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kFloat16:
+      return pass_out<Half, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kBFloat16:
+      return pass_out<BFloat16, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kUInt8:
+      return pass_out<uint8_t, W>(s, p, src, dst_type, dst, begin, end);
   }
 }
 
-template void run_pass<float>(const PassShape&, const PassTable<float>&, DType, const void*,
-                              DType, void*, int64_t, int64_t);
+template void run_pass<float>(const PassShape&, const PassTable<float>&, DType, const void*, DType,
+                              void*, int64_t, int64_t);
 template void run_pass<double>(const PassShape&, const PassTable<double>&, DType, const void*,
                                DType, void*, int64_t, int64_t);
 
-void run_gather_copy(const PassShape& s, const int64_t* t, size_t elem_size,
-                     const void* src, void* dst, int64_t begin, int64_t end) {
+void run_gather_copy(const PassShape& s, const int64_t* t, size_t elem_size, const void* src,
+                     void* dst, int64_t begin, int64_t end) {
   switch (elem_size) {
     case 1:
       return gather_copy_typed(s, t, static_cast<const Bytes<1>*>(src), static_cast<Bytes<1>*>(dst),

@@ -5,10 +5,9 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
+#include "cpu/kernels.hpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-
-#include "cpu/kernels.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace upsample::cpu::HWY_NAMESPACE {
@@ -50,37 +49,68 @@ void VerticalF32(const PassShape& s, const AxisTable<float>& t, const float* src
   }
 }
 
-// Taps along the unit-stride axis: lanes are consecutive outputs of one row, taps are gathered
-// through the tap-major padded table. The last block is computed whole (padding lanes read
-// element 0 with weight 0) and stored under a mask.
+// Taps along the unit-stride axis: lanes are consecutive outputs of one row. Per block, the
+// taps are either picked from 1 or 2 vectors loaded at the block's window base (permutes), or
+// gathered through the tap-major padded table. The last block is computed whole (padding lanes
+// use weight 0 on a valid element) and stored under a mask.
+template <class D, class DI, class V>
+HWY_INLINE V Accumulate(D d, DI di, const PassTable<float>& p, int64_t r, V acc, V tap, int64_t k) {
+  const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
+  if (k == 0) {
+    const auto first = hn::Mul(w, tap);
+    if (p.uniform) return first;
+    const auto count = hn::LoadU(di, p.padded_count.data() + r);
+    return hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
+  }
+  const auto sum = hn::Add(acc, hn::Mul(w, tap));
+  if (p.uniform) return sum;
+  const auto count = hn::LoadU(di, p.padded_count.data() + r);
+  const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
+  return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
+}
+
 void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* src, float* dst,
                    int64_t begin, int64_t end) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const bool windows = p.window_lanes == lanes;
   const int64_t stride = p.padded_rows;
   for (int64_t o = begin; o < end; ++o) {
     const float* x = src + o * s.src_len;
     float* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; r += lanes) {
-      const int32_t* idx = p.padded_index.data() + r;
-      const float* w = p.padded_weight.data() + r;
-      hn::Vec<decltype(d)> acc;
-      if (p.uniform) {
-        acc = hn::Mul(hn::LoadU(d, w), hn::GatherIndex(d, x, hn::LoadU(di, idx)));
-        for (int64_t k = 1; k < p.padded_taps; ++k) {
-          const auto v = hn::GatherIndex(d, x, hn::LoadU(di, idx + k * stride));
-          acc = hn::Add(acc, hn::Mul(hn::LoadU(d, w + k * stride), v));
+      const int kind = windows ? p.window_kind[r / lanes] : 0;
+      auto acc = hn::Zero(d);
+      if (kind > 0) {
+        // Window of `kind` vectors: lane = rel % lanes picks within a vector, rel / lanes picks
+        // the vector (lanes is a power of two).
+        const float* window = x + p.window_base[r / lanes];
+        const auto v0 = hn::LoadU(d, window);
+        const auto v1 = kind > 1 ? hn::LoadU(d, window + lanes) : v0;
+        const auto v2 = kind > 2 ? hn::LoadU(d, window + 2 * lanes) : v0;
+        const auto v3 = kind > 3 ? hn::LoadU(d, window + 3 * lanes) : v0;
+        const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+        for (int64_t k = 0; k < p.padded_taps; ++k) {
+          const auto rel = hn::LoadU(di, p.window_rel.data() + k * stride + r);
+          const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+          auto tap = hn::TableLookupLanes(v0, lane);
+          if (kind > 1) {
+            const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
+            auto pick = [&](auto v, int q) {
+              const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
+              tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
+            };
+            pick(v1, 1);
+            if (kind > 2) pick(v2, 2);
+            if (kind > 3) pick(v3, 3);
+          }
+          acc = Accumulate(d, di, p, r, acc, tap, k);
         }
       } else {
-        const auto count = hn::LoadU(di, p.padded_count.data() + r);
-        const auto first = hn::Mul(hn::LoadU(d, w), hn::GatherIndex(d, x, hn::LoadU(di, idx)));
-        acc = hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
-        for (int64_t k = 1; k < p.padded_taps; ++k) {
-          const auto v = hn::GatherIndex(d, x, hn::LoadU(di, idx + k * stride));
-          const auto sum = hn::Add(acc, hn::Mul(hn::LoadU(d, w + k * stride), v));
-          const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
-          acc = hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
+        for (int64_t k = 0; k < p.padded_taps; ++k) {
+          const auto idx = hn::LoadU(di, p.padded_index.data() + k * stride + r);
+          acc = Accumulate(d, di, p, r, acc, hn::GatherIndex(d, x, idx), k);
         }
       }
       if (r + lanes <= s.rows) {
@@ -91,6 +121,8 @@ void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* s
     }
   }
 }
+
+int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
@@ -103,6 +135,7 @@ namespace upsample::cpu {
 HWY_EXPORT(VerticalF32);
 HWY_EXPORT(HorizontalF32);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(LanesF32);
 
 void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
                   float* dst, int64_t begin, int64_t end) {
@@ -115,6 +148,8 @@ void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const
 }
 
 const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+int64_t simd_lanes_f32() { return HWY_DYNAMIC_DISPATCH(LanesF32)(); }
 
 }  // namespace upsample::cpu
 #endif  // HWY_ONCE

@@ -1,0 +1,358 @@
+// The native API end to end: against the float64 reference, the adjoint identity, thread-count
+// and layout invariance, views, validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "reference/reference.hpp"
+#include "upsample/resample.hpp"
+
+namespace upsample {
+namespace {
+
+struct Problem {
+  OpDesc op;
+  int64_t n = 1, c = 1;
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1};
+};
+
+TensorDesc desc_of(DType dtype, const Problem& p, const std::array<int64_t, 3>& spatial,
+                   bool channels_last) {
+  TensorDesc t;
+  t.dtype = dtype;
+  t.rank = p.op.spatial_rank + 2;
+  t.sizes[0] = p.n;
+  t.sizes[1] = p.c;
+  for (int a = 0; a < p.op.spatial_rank; ++a) t.sizes[2 + a] = spatial[a];
+  // Row-major strides in the physical order (N, C, spatial) or (N, spatial, C).
+  std::vector<int> order = {0};
+  if (!channels_last) order.push_back(1);
+  for (int a = 0; a < p.op.spatial_rank; ++a) order.push_back(2 + a);
+  if (channels_last) order.push_back(1);
+  int64_t stride = 1;
+  for (int i = t.rank - 1; i >= 0; --i) {
+    t.strides[order[i]] = stride;
+    stride *= t.sizes[order[i]];
+  }
+  return t;
+}
+
+int64_t offset_of(const TensorDesc& t, int64_t logical_index) {
+  int64_t off = 0;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    off += (logical_index % t.sizes[d]) * t.strides[d];
+    logical_index /= t.sizes[d];
+  }
+  return off;
+}
+
+// Runs the op on logical-order data; returns the result in logical order.
+template <typename T>
+std::vector<T> run(const Problem& p, Direction dir, const std::vector<T>& src_logical, DType dtype,
+                   bool channels_last = false, int threads = 2) {
+  Problem q = p;
+  q.op.direction = dir;
+  const bool fwd = dir == Direction::kForward;
+  const TensorDesc src = desc_of(dtype, q, fwd ? q.in : q.out, channels_last);
+  const TensorDesc dst = desc_of(dtype, q, fwd ? q.out : q.in, channels_last);
+  Plan plan;
+  const Status st = make_plan(q.op, src, dst, &plan);
+  EXPECT_TRUE(st.ok()) << st.message;
+  std::vector<T> src_buf(src.numel()), dst_buf(dst.numel());
+  for (int64_t i = 0; i < src.numel(); ++i) src_buf[offset_of(src, i)] = src_logical[i];
+  std::vector<unsigned char> ws(plan.workspace_bytes());
+  ExecContext ctx;
+  ctx.num_threads = threads;
+  const Status ex = execute(plan, src_buf.data(), dst_buf.data(), ws.data(), ws.size(), ctx);
+  EXPECT_TRUE(ex.ok()) << ex.message;
+  std::vector<T> result(dst.numel());
+  for (int64_t i = 0; i < dst.numel(); ++i) result[i] = dst_buf[offset_of(dst, i)];
+  return result;
+}
+
+int64_t numel(const Problem& p, const std::array<int64_t, 3>& spatial) {
+  int64_t n = p.n * p.c;
+  for (int a = 0; a < p.op.spatial_rank; ++a) n *= spatial[a];
+  return n;
+}
+
+reference::Problem to_reference(const Problem& p) {
+  reference::Problem r;
+  r.mode = static_cast<reference::Mode>(static_cast<int>(p.op.mode));
+  r.antialias = p.op.antialias;
+  r.align_corners = p.op.align_corners;
+  r.n = p.n;
+  r.c = p.c;
+  r.spatial_rank = p.op.spatial_rank;
+  r.in_sizes = p.in;
+  r.out_sizes = p.out;
+  r.scales = p.op.scales;
+  return r;
+}
+
+std::vector<double> random_vector(int64_t n, std::mt19937* rng) {
+  std::normal_distribution<double> dist(0.0, 1.0);
+  std::vector<double> v(n);
+  for (auto& x : v) x = dist(*rng);
+  return v;
+}
+
+// Random problems over every mode, ranks 1..3, ratios from 1/20 to 20 (also length 1).
+std::vector<Problem> random_problems(int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Problem> problems;
+  const Mode modes[] = {Mode::kNearest, Mode::kNearestExact, Mode::kLinear, Mode::kCubic};
+  std::uniform_int_distribution<int> pick(0, 99);
+  for (int i = 0; i < count; ++i) {
+    Problem p;
+    p.op.mode = modes[i % 4];
+    const bool interpolating = p.op.mode == Mode::kLinear || p.op.mode == Mode::kCubic;
+    p.op.antialias = interpolating && pick(rng) < 40;
+    p.op.align_corners = interpolating && pick(rng) < 40;
+    p.op.spatial_rank = 1 + i % 3;
+    p.n = 1 + pick(rng) % 2;
+    p.c = 1 + pick(rng) % 3;
+    for (int a = 0; a < p.op.spatial_rank; ++a) {
+      const int kind = pick(rng) % 6;
+      if (kind == 0) {  // strong downsampling
+        p.in[a] = 20 + pick(rng) % 40;
+        p.out[a] = 1 + pick(rng) % 3;
+      } else if (kind == 1) {  // strong upsampling
+        p.in[a] = 1 + pick(rng) % 3;
+        p.out[a] = 20 + pick(rng) % 40;
+      } else {
+        p.in[a] = 1 + pick(rng) % 12;
+        p.out[a] = 1 + pick(rng) % 12;
+      }
+      if (pick(rng) < 25) p.op.scales[a] = static_cast<double>(p.out[a]) / p.in[a] * 1.1;
+    }
+    problems.push_back(p);
+  }
+  return problems;
+}
+
+std::string describe(const Problem& p) {
+  std::ostringstream os;
+  os << mode_name(p.op.mode) << (p.op.antialias ? "+aa" : "") << (p.op.align_corners ? " ac" : "")
+     << " n" << p.n << "c" << p.c;
+  for (int a = 0; a < p.op.spatial_rank; ++a) {
+    os << " " << p.in[a] << "->" << p.out[a] << "(s=" << p.op.scales[a] << ")";
+  }
+  return os.str();
+}
+
+// Cases where PyTorch 1.13's backward is not the transpose of its forward, which the reference
+// reproduces and the engine deliberately does not (docs/numerics.md): nearest backward's
+// shortcuts when a scale is given and out is in or 2 * in; bicubic backward's copy when no
+// spatial size changes.
+bool pytorch_backward_quirk(const Problem& p) {
+  bool scaled = false, all_same = true, shortcut = false;
+  for (int a = 0; a < p.op.spatial_rank; ++a) {
+    scaled = scaled || p.op.scales[a] > 0;
+    all_same = all_same && p.in[a] == p.out[a];
+    shortcut = shortcut || (p.op.scales[a] > 0 && (p.out[a] == p.in[a] || p.out[a] == 2 * p.in[a]));
+  }
+  if (p.op.mode == Mode::kNearest) return shortcut;
+  if (p.op.mode == Mode::kCubic && !p.op.antialias) return scaled && all_same;
+  return false;
+}
+
+TEST(Engine, MatchesFloat64ReferenceForwardAndBackward) {
+  std::mt19937 rng(7);
+  for (const Problem& p : random_problems(240, 11)) {
+    const auto x = random_vector(numel(p, p.in), &rng);
+    const auto y = random_vector(numel(p, p.out), &rng);
+    const auto ours_fwd = run<double>(p, Direction::kForward, x, DType::kFloat64);
+    const auto ref_fwd = reference::forward(to_reference(p), x);
+    ASSERT_EQ(ours_fwd.size(), ref_fwd.size());
+    for (size_t i = 0; i < ref_fwd.size(); ++i) {
+      ASSERT_NEAR(ours_fwd[i], ref_fwd[i], 1e-12 * std::max(1.0, std::fabs(ref_fwd[i])))
+          << describe(p) << " forward element " << i;
+    }
+    if (pytorch_backward_quirk(p)) continue;
+    const auto ours_bwd = run<double>(p, Direction::kBackward, y, DType::kFloat64);
+    const auto ref_bwd = reference::backward(to_reference(p), y);
+    for (size_t i = 0; i < ref_bwd.size(); ++i) {
+      ASSERT_NEAR(ours_bwd[i], ref_bwd[i], 1e-12 * std::max(1.0, std::fabs(ref_bwd[i])))
+          << describe(p) << " backward element " << i;
+    }
+  }
+}
+
+// <A x, y> == <x, A^T y>: backward is the exact transpose of forward, for every mode.
+TEST(Engine, AdjointIdentity) {
+  std::mt19937 rng(3);
+  for (const Problem& p : random_problems(300, 5)) {
+    const auto x = random_vector(numel(p, p.in), &rng);
+    const auto y = random_vector(numel(p, p.out), &rng);
+    const auto ax = run<double>(p, Direction::kForward, x, DType::kFloat64);
+    const auto aty = run<double>(p, Direction::kBackward, y, DType::kFloat64);
+    double lhs = 0, rhs = 0, scale = 0;
+    for (size_t i = 0; i < y.size(); ++i) lhs += ax[i] * y[i], scale += std::fabs(ax[i] * y[i]);
+    for (size_t i = 0; i < x.size(); ++i) rhs += x[i] * aty[i];
+    EXPECT_NEAR(lhs, rhs, 1e-12 * std::max(1.0, scale)) << describe(p);
+  }
+}
+
+TEST(Engine, AdjointIdentityAtExtremeAntialiasRatios) {
+  std::mt19937 rng(9);
+  for (Mode mode : {Mode::kLinear, Mode::kCubic}) {
+    for (auto [in, out] : {std::pair<int64_t, int64_t>{500, 5}, {5, 500}, {1000, 10}, {3, 300}}) {
+      Problem p;
+      p.op.mode = mode;
+      p.op.antialias = true;
+      p.op.spatial_rank = 2;
+      p.in = {in, 7, 1};
+      p.out = {out, 9, 1};
+      const auto x = random_vector(numel(p, p.in), &rng);
+      const auto y = random_vector(numel(p, p.out), &rng);
+      const auto ax = run<double>(p, Direction::kForward, x, DType::kFloat64);
+      const auto aty = run<double>(p, Direction::kBackward, y, DType::kFloat64);
+      double lhs = 0, rhs = 0;
+      for (size_t i = 0; i < y.size(); ++i) lhs += ax[i] * y[i];
+      for (size_t i = 0; i < x.size(); ++i) rhs += x[i] * aty[i];
+      EXPECT_NEAR(lhs, rhs, 1e-10 * std::max(1.0, std::fabs(lhs))) << describe(p);
+    }
+  }
+}
+
+template <typename T>
+bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Bitwise identical results for 1, 2, 3 and 7 threads, and for NCHW vs channels-last layouts.
+TEST(Engine, ThreadCountAndLayoutInvariance) {
+  std::mt19937 rng(21);
+  auto problems = random_problems(80, 17);
+  Problem big;  // large enough to be split between threads
+  big.op.mode = Mode::kLinear;
+  big.n = 2;
+  big.c = 5;
+  big.in = {37, 61, 1};
+  big.out = {80, 29, 1};
+  problems.push_back(big);
+  for (const Problem& p : problems) {
+    std::vector<float> x(numel(p, p.in)), y(numel(p, p.out));
+    for (auto& v : x) v = static_cast<float>(std::normal_distribution<double>()(rng));
+    for (auto& v : y) v = static_cast<float>(std::normal_distribution<double>()(rng));
+    for (Direction dir : {Direction::kForward, Direction::kBackward}) {
+      const auto& input = dir == Direction::kForward ? x : y;
+      const auto one = run<float>(p, dir, input, DType::kFloat32, false, 1);
+      for (int threads : {2, 3, 7}) {
+        EXPECT_TRUE(bitwise_equal(one, run<float>(p, dir, input, DType::kFloat32, false, threads)))
+            << describe(p) << " threads " << threads;
+      }
+      EXPECT_TRUE(bitwise_equal(one, run<float>(p, dir, input, DType::kFloat32, true, 2)))
+          << describe(p) << " channels-last";
+    }
+  }
+}
+
+// Constant in -> constant out (partition of unity), for every mode, in float32: within a few
+// ulp (the float32 weights of a row sum to 1 up to their own rounding).
+TEST(Engine, ConstantInConstantOut) {
+  for (const Problem& p : random_problems(120, 23)) {
+    for (float value : {1.0f, -3.5f, 1e30f}) {
+      const std::vector<float> x(numel(p, p.in), value);
+      const auto out = run<float>(p, Direction::kForward, x, DType::kFloat32);
+      // Four float32 cubic coefficients round separately: allow 16 ulp there, 4 elsewhere.
+      const float ulps = p.op.mode == Mode::kCubic ? 16.0f : 4.0f;
+      for (float v : out) {
+        ASSERT_NEAR(v, value, ulps * 1.2e-7f * std::fabs(value)) << describe(p);
+      }
+    }
+  }
+}
+
+TEST(Engine, NearestForwardIsBitExactForEveryDtype) {
+  Problem p;
+  p.op.mode = Mode::kNearestExact;
+  p.op.spatial_rank = 2;
+  p.n = 2;
+  p.c = 3;
+  p.in = {26, 7, 1};
+  p.out = {11, 15, 1};
+  std::vector<uint8_t> x(numel(p, p.in));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 37);
+  const auto out = run<uint8_t>(p, Direction::kForward, x, DType::kUInt8);
+  std::vector<double> xd(x.begin(), x.end());
+  const auto ref = reference::forward(to_reference(p), xd);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], ref[i]) << i;
+  // NaN payloads and signed zeros survive a float32 nearest copy.
+  std::vector<float> xf(numel(p, p.in), -0.0f);
+  xf[5] = bits_to_float(0x7fc01234u);
+  const auto outf = run<float>(p, Direction::kForward, xf, DType::kFloat32);
+  for (size_t i = 0; i < outf.size(); ++i) {
+    const uint32_t bits = float_to_bits(outf[i]);
+    ASSERT_TRUE(bits == 0x80000000u || bits == 0x7fc01234u) << i;
+  }
+}
+
+TEST(Engine, ValidationMessagesNameTheProblem) {
+  Plan plan;
+  OpDesc op;
+  op.spatial_rank = 2;
+  TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {1, 3, 4, 4});
+  TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {1, 2, 8, 8});
+  Status st = make_plan(op, src, dst, &plan);
+  EXPECT_EQ(st.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message.find("N and C"), std::string::npos) << st.message;
+
+  dst = TensorDesc::contiguous(DType::kFloat32, {1, 3, 0, 8});
+  st = make_plan(op, src, dst, &plan);
+  EXPECT_EQ(st.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message.find("dst dim 2"), std::string::npos) << st.message;
+
+  dst = TensorDesc::contiguous(DType::kFloat16, {1, 3, 8, 8});
+  EXPECT_EQ(make_plan(op, src, dst, &plan).code, StatusCode::kInvalidArgument);
+
+  op.mode = Mode::kNearest;
+  op.align_corners = true;
+  dst = TensorDesc::contiguous(DType::kFloat32, {1, 3, 8, 8});
+  st = make_plan(op, src, dst, &plan);
+  EXPECT_NE(st.message.find("align_corners"), std::string::npos) << st.message;
+
+  op = OpDesc{};
+  dst.strides = {0, 0, 0, 0};  // every output at one address
+  st = make_plan(op, src, dst, &plan);
+  EXPECT_NE(st.message.find("overlap"), std::string::npos) << st.message;
+
+  op.scales = {std::nan(""), 0, 0};
+  dst = TensorDesc::contiguous(DType::kFloat32, {1, 3, 8, 8});
+  EXPECT_EQ(make_plan(op, src, dst, &plan).code, StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(make_plan(OpDesc{}, src, dst, nullptr).code, StatusCode::kNullPointer);
+}
+
+TEST(Engine, WorkspaceIsCheckedAndEmptyBatchIsANoOp) {
+  OpDesc op;
+  TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {1, 3, 4, 4});
+  TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {1, 3, 8, 8});
+  dst.strides = {1000, 300, 20, 2};  // a strided (non-dense) destination needs a workspace
+  Plan plan;
+  ASSERT_TRUE(make_plan(op, src, dst, &plan).ok());
+  ASSERT_GT(plan.workspace_bytes(), 0u);
+  std::vector<float> in(48, 1.0f), out(1000, 0.0f);
+  EXPECT_EQ(execute(plan, in.data(), out.data(), nullptr, 0).code, StatusCode::kInvalidArgument);
+  std::vector<unsigned char> ws(plan.workspace_bytes());
+  EXPECT_EQ(execute(plan, in.data(), out.data(), ws.data(), ws.size() - 1).code,
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(execute(plan, in.data(), out.data(), ws.data(), ws.size()).ok());
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], 0.0f);  // between strided elements: untouched
+
+  src = TensorDesc::contiguous(DType::kFloat32, {0, 3, 4, 4});
+  dst = TensorDesc::contiguous(DType::kFloat32, {0, 3, 8, 8});
+  ASSERT_TRUE(make_plan(op, src, dst, &plan).ok());
+  EXPECT_TRUE(plan.empty());
+  EXPECT_EQ(plan.workspace_bytes(), 0u);
+  EXPECT_TRUE(execute(plan, nullptr, nullptr, nullptr, 0).ok());
+}
+
+}  // namespace
+}  // namespace upsample

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""The `upsample` command-line tool: `check` in JSON and table form, its filters, usage errors
+(exit status 2, one line on stderr), --help and --version.
+
+The entry points `check` must cover are derived independently of the tool: every
+aclnn*GetWorkspaceSize declared in include/aclnnop/*.h that libupsample.so exports.
+
+Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli.py
+Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_SOURCE_DIR (default: this checkout),
+      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
+      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+Last line: "N passed, N failed"; exit status 1 if any check failed.
+"""
+
+import ctypes
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
+SOURCE_DIR = os.environ.get("UPSAMPLE_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
+DTYPES = ["float32", "float16", "bfloat16", "float64"]
+ROW_FIELDS = {"entry_point", "direction", "dtype", "layout", "cases", "max_abs_err",
+              "max_ulp_err", "max_rel_err", "pass", "status", "failure"}
+TIMEOUT_S = 300
+
+counts = {"passed": 0, "failed": 0}
+
+
+def report(ok, text):
+    if ok:
+        counts["passed"] += 1
+        if VERBOSE:
+            print("ok   " + text)
+    else:
+        counts["failed"] += 1
+        print("FAIL " + text)
+    sys.stdout.flush()
+
+
+def run(*args):
+    """Runs the tool; returns (exit status, stdout, stderr)."""
+    p = subprocess.run([os.path.join(BUILD_DIR, "upsample")] + list(args), capture_output=True,
+                       text=True, timeout=TIMEOUT_S)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(*args):
+    """Runs the tool with --json; returns (exit status, document or None, stderr)."""
+    rc, out, err = run(*(list(args) + ["--json"]))
+    try:
+        return rc, json.loads(out), err
+    except ValueError as e:
+        report(False, "check %s --json: stdout is not valid JSON (%s): %r" % (
+            " ".join(args), e, out[:300]))
+        return rc, None, err
+
+
+def implemented_entry_points():
+    """aclnn entry points declared in include/aclnnop and exported by libupsample.so."""
+    declared = set()
+    for header in glob.glob(os.path.join(SOURCE_DIR, "include", "aclnnop", "*.h")):
+        with open(header) as f:
+            declared.update(re.findall(r"\b(aclnn\w+)GetWorkspaceSize\s*\(", f.read()))
+    lib = ctypes.CDLL(os.environ.get("UPSAMPLE_LIB") or
+                      os.path.join(BUILD_DIR, "libupsample.so"))
+    return sorted(n for n in declared
+                  if hasattr(lib, n + "GetWorkspaceSize") and hasattr(lib, n))
+
+
+def check_full_json():
+    rc, doc, err = run_json("check")
+    if doc is None:
+        return
+    rows = doc.get("rows", [])
+    report(rc == 0, "check --json exits 0 (got %d; stderr %r)" % (rc, err[:300]))
+    for r in rows:
+        missing = ROW_FIELDS - set(r)
+        report(not missing, "row %s has every field (missing %s)" % (r.get("entry_point"),
+                                                                    sorted(missing)))
+        report(r.get("pass") is True and r.get("status") == "PASS" and r.get("cases", 0) > 0,
+               "%s %s %s passes: %s" % (r.get("entry_point"), r.get("dtype"), r.get("layout"),
+                                        r.get("failure")))
+    seen = {(r.get("entry_point"), r.get("dtype")) for r in rows}
+    entry_points = implemented_entry_points()
+    report(len(entry_points) > 0, "found implemented entry points: %s" % entry_points)
+    for name in entry_points:
+        for dtype in DTYPES:
+            report((name, dtype) in seen, "check covers %s %s" % (name, dtype))
+    adjoint = doc.get("adjoint", [])
+    report(len(adjoint) > 0, "check --json reports adjoint rows")
+    for a in adjoint:
+        report(a.get("pass") is True and a.get("max_residual") is not None and
+               a["max_residual"] <= a.get("threshold", 0),
+               "adjoint %s / %s %s passes: residual %s, %s" % (
+                   a.get("forward"), a.get("backward"), a.get("layout"), a.get("max_residual"),
+                   a.get("failure")))
+    summary = doc.get("summary", {})
+    total = len(rows) + len(adjoint)
+    report(summary.get("failed") == 0 and summary.get("passed") == total,
+           "summary %s counts %d rows, all passed" % (summary, total))
+
+
+def check_filters():
+    rc, doc, err = run_json("check", "--op", "Bilinear2d$", "--dtype", "float32")
+    if doc is None:
+        return
+    report(rc == 0, "check --op Bilinear2d$ --dtype float32 exits 0 (got %d; %r)" % (rc, err))
+    rows = doc.get("rows", [])
+    report(len(rows) > 0 and {r.get("entry_point") for r in rows} == {"aclnnUpsampleBilinear2d"},
+           "--op Bilinear2d$ selects only aclnnUpsampleBilinear2d: %s" % sorted(
+               {r.get("entry_point") for r in rows}))
+    report({r.get("dtype") for r in rows} == {"float32"},
+           "--dtype float32 selects only float32: %s" % sorted({r.get("dtype") for r in rows}))
+    report(doc.get("adjoint") == [], "the float64 adjoint check is skipped without float64")
+
+    rc, doc, _ = run_json("check", "--op", "Trilinear3d$", "--layout", "NDHWC", "--dtype",
+                          "float64")
+    if doc is not None:
+        rows = doc.get("rows", [])
+        report(rc == 0 and len(rows) == 1 and rows[0].get("layout") == "NDHWC" and
+               [a.get("layout") for a in doc.get("adjoint", [])] == ["NDHWC"],
+               "--layout NDHWC selects one row and one adjoint row: %s" % doc)
+
+    first = run("check", "--op", "Linear1d", "--seed", "7", "--json")
+    second = run("check", "--op", "Linear1d", "--seed", "7", "--json")
+    report(first == second and first[0] == 0, "the same --seed gives the same report")
+
+
+def check_table():
+    rc, out, err = run("check", "--op", "Linear1d$")
+    lines = out.strip().splitlines()
+    report(rc == 0 and err == "", "check --op Linear1d$ exits 0 quietly (%d, %r)" % (rc, err))
+    report(any(re.match(r"aclnnUpsampleLinear1d\s+float16\s+NCL\s+\d+\s.*PASS$", l)
+               for l in lines), "the table has a PASS row for Linear1d float16 NCL")
+    report(bool(lines) and re.fullmatch(r"\d+ passed, 0 failed", lines[-1]) is not None,
+           "the table ends with the summary line: %r" % (lines[-1:] or ""))
+
+
+def check_usage_errors():
+    cases = [
+        ("check", "--dtype", "int7"),
+        ("check", "--dtype", "float32,"),
+        ("check", "--layout", "NCHWX"),
+        ("check", "--op", "(unclosed"),
+        ("check", "--seed", "minus-one"),
+        ("check", "--op"),
+        ("check", "--frobnicate"),
+        ("check", "stray"),
+        ("check", "--op", "NoSuchEntryPoint"),
+        ("frobnicate",),
+        (),
+    ]
+    for args in cases:
+        rc, out, err = run(*args)
+        lines = err.strip().splitlines()
+        report(rc == 2 and out == "" and len(lines) == 1,
+               "upsample %s: exit 2, nothing on stdout, one line on stderr (got %d, %r, %r)" % (
+                   " ".join(args), rc, out[:200], err))
+    rc, _, err = run("check", "--dtype", "int7")
+    report("int7" in err and "dtype" in err, "the --dtype error names the bad value: %r" % err)
+
+
+def check_help_and_version():
+    for args in (("--help",), ("check", "--help")):
+        rc, out, err = run(*args)
+        report(rc == 0 and "Usage: upsample" in out and err == "",
+               "upsample %s exits 0 with usage text (got %d)" % (" ".join(args), rc))
+    rc, out, _ = run("check", "--help")
+    report(all(flag in out for flag in ("--op", "--dtype", "--layout", "--seed", "--json")),
+           "check --help lists every option")
+    with open(os.path.join(SOURCE_DIR, "CMakeLists.txt")) as f:
+        version = re.search(r"project\(upsample\s+VERSION\s+([\d.]+)", f.read()).group(1)
+    rc, out, _ = run("--version")
+    report(rc == 0 and out.strip() == "upsample " + version,
+           "--version prints the project version %s: %r" % (version, out))
+
+
+def main():
+    if not BUILD_DIR or not os.path.exists(os.path.join(BUILD_DIR, "upsample")):
+        print("FAIL UPSAMPLE_BUILD_DIR=%r does not hold the upsample tool" % BUILD_DIR)
+        print("0 passed, 1 failed")
+        return 1
+    for check in (check_help_and_version, check_usage_errors, check_table, check_filters,
+                  check_full_json):
+        try:
+            check()
+        except Exception as e:  # a crash in the harness, reported as a failure
+            report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+    print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
