@@ -78,7 +78,7 @@ void print_help() {
       "  float16, bfloat16  |err| <= 1 ulp of the dtype at r, or <= the float32 tolerance\n"
       "           plus half an ulp (near-zero results of cancellation)\n"
       "  adjoint  |<A x, y> - <x, A^T y>| / |<A x, y>| <= %g\n"
-      "Reported: max abs error, max error in ulps of the dtype at r, max error relative to m.\n"
+      "Reported: max abs error, max error in ulps of the dtype at m, max error relative to m.\n"
       "\n"
       "Entry points:%s\n"
       "\n"
@@ -440,7 +440,8 @@ void compare(const std::vector<double>& ours, const std::vector<double>& ref,
   for (size_t i = 0; i < ref.size(); ++i) {
     const double err = std::isnan(ours[i]) ? kInf : std::fabs(ours[i] - ref[i]);
     row->max_abs = std::max(row->max_abs, err);
-    row->max_ulp = std::max(row->max_ulp, err / ulp_at(*row->dtype, ref[i]));
+    row->max_ulp =
+        std::max(row->max_ulp, err / ulp_at(*row->dtype, std::max(1.0, std::fabs(ref[i]))));
     row->max_rel = std::max(row->max_rel, err / std::max(1.0, std::fabs(ref[i])));
     const double ratio = error_ratio(*row->dtype, direction, ours[i], ref[i]);
     if (ratio > row->worst_ratio) {
@@ -622,9 +623,9 @@ void print_tables(const Options& opts, const std::vector<Row>& rows,
                 r.max_ulp, r.max_rel, r.passed() ? "PASS" : "FAIL");
   }
   std::printf(
-      "\nmax ulp err is measured at the reference value, so a near-zero reference (cancellation,\n"
-      "or a tap whose exact weight is 0 computed in float32) shows huge ulp counts; max rel err,\n"
-      "|err| / max(1, |ref|), is the meaningful measure there.\n");
+      "\nulps are those of the dtype at max(1, |ref|), the scale of the tolerances: at a "
+      "near-zero\n"
+      "reference (cancellation) an ulp of the result itself would be meaninglessly small.\n");
   if (!adjoint.empty()) {
     std::printf("\nadjoint identity, float64: |<A x, y> - <x, A^T y>| / |<A x, y>| <= %g\n\n",
                 kAdjointThreshold);

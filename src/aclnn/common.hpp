@@ -49,11 +49,12 @@ aclnnStatus run_executor(const char* api, void* workspace, uint64_t workspace_si
 }  // namespace upsample::aclnn
 
 // Validation helpers used by every entry point; each returns from the calling function.
-#define UPS_CHECK_NOT_NULL(api, ptr)                                                 \
-  do {                                                                               \
-    if ((ptr) == nullptr) {                                                          \
-      return ::upsample::aclnn::fail(api, ACLNN_ERR_PARAM_NULLPTR, #ptr " is null"); \
-    }                                                                                \
+#define UPS_CHECK_NOT_NULL(api, ptr, name)                            \
+  do {                                                                \
+    if ((ptr) == nullptr) {                                           \
+      return ::upsample::aclnn::fail(api, ACLNN_ERR_PARAM_NULLPTR,    \
+                                     std::string(name) + " is null"); \
+    }                                                                 \
   } while (0)
 
 #define UPS_REQUIRE(api, cond, stream_expr)                                         \

@@ -81,17 +81,17 @@ aclnnStatus forward_entry(const char* api, const EntryRules& rules, const aclTen
                           const aclIntArray* output_size, bool align_corners,
                           std::initializer_list<double> scales, const aclTensor* out,
                           uint64_t* workspace_size, aclOpExecutor** executor) {
-  UPS_CHECK_NOT_NULL(api, self);
-  UPS_CHECK_NOT_NULL(api, output_size);
-  UPS_CHECK_NOT_NULL(api, out);
-  UPS_CHECK_NOT_NULL(api, workspace_size);
-  UPS_CHECK_NOT_NULL(api, executor);
+  UPS_CHECK_NOT_NULL(api, self, rules.in_name);
+  UPS_CHECK_NOT_NULL(api, output_size, "outputSize");
+  UPS_CHECK_NOT_NULL(api, out, rules.out_name);
+  UPS_CHECK_NOT_NULL(api, workspace_size, "workspaceSize");
+  UPS_CHECK_NOT_NULL(api, executor, "executor");
   const int rank = rules.spatial_rank + 2;
   LogicalTensor in, res;
-  UPS_RETURN_IF_ERROR(to_logical(api, "self", self, rank, &in));
-  UPS_RETURN_IF_ERROR(to_logical(api, "out", out, rank, &res));
-  UPS_RETURN_IF_ERROR(check_dtypes(api, rules, "self", in, "out", res));
-  UPS_RETURN_IF_ERROR(check_formats(api, rules, "self", in, "out", res));
+  UPS_RETURN_IF_ERROR(to_logical(api, rules.in_name, self, rank, &in));
+  UPS_RETURN_IF_ERROR(to_logical(api, rules.out_name, out, rank, &res));
+  UPS_RETURN_IF_ERROR(check_dtypes(api, rules, rules.in_name, in, rules.out_name, res));
+  UPS_RETURN_IF_ERROR(check_formats(api, rules, rules.in_name, in, rules.out_name, res));
   UPS_RETURN_IF_ERROR(check_output_size(api, rules, output_size));
   for (int d = 1; d < rank; ++d) {
     UPS_REQUIRE(api, in.desc.sizes[d] > 0,
@@ -120,18 +120,18 @@ aclnnStatus backward_entry(const char* api, const EntryRules& rules, const aclTe
                            bool align_corners, std::initializer_list<double> scales,
                            const aclTensor* grad_in, uint64_t* workspace_size,
                            aclOpExecutor** executor) {
-  UPS_CHECK_NOT_NULL(api, grad_out);
-  UPS_CHECK_NOT_NULL(api, output_size);
-  UPS_CHECK_NOT_NULL(api, input_size);
-  UPS_CHECK_NOT_NULL(api, grad_in);
-  UPS_CHECK_NOT_NULL(api, workspace_size);
-  UPS_CHECK_NOT_NULL(api, executor);
+  UPS_CHECK_NOT_NULL(api, grad_out, rules.in_name);
+  UPS_CHECK_NOT_NULL(api, output_size, "outputSize");
+  UPS_CHECK_NOT_NULL(api, input_size, "inputSize");
+  UPS_CHECK_NOT_NULL(api, grad_in, rules.out_name);
+  UPS_CHECK_NOT_NULL(api, workspace_size, "workspaceSize");
+  UPS_CHECK_NOT_NULL(api, executor, "executor");
   const int rank = rules.spatial_rank + 2;
   LogicalTensor g, res;
-  UPS_RETURN_IF_ERROR(to_logical(api, "gradOut", grad_out, rank, &g));
-  UPS_RETURN_IF_ERROR(to_logical(api, "gradInput", grad_in, rank, &res));
-  UPS_RETURN_IF_ERROR(check_dtypes(api, rules, "gradOut", g, "gradInput", res));
-  UPS_RETURN_IF_ERROR(check_formats(api, rules, "gradOut", g, "gradInput", res));
+  UPS_RETURN_IF_ERROR(to_logical(api, rules.in_name, grad_out, rank, &g));
+  UPS_RETURN_IF_ERROR(to_logical(api, rules.out_name, grad_in, rank, &res));
+  UPS_RETURN_IF_ERROR(check_dtypes(api, rules, rules.in_name, g, rules.out_name, res));
+  UPS_RETURN_IF_ERROR(check_formats(api, rules, rules.in_name, g, rules.out_name, res));
   UPS_RETURN_IF_ERROR(check_output_size(api, rules, output_size));
   UPS_REQUIRE(
       api, static_cast<int>(input_size->values.size()) == rank,
@@ -160,12 +160,13 @@ aclnnStatus backward_entry(const char* api, const EntryRules& rules, const aclTe
   UPS_REQUIRE(api,
               std::equal(expected_grad_out.sizes.begin(), expected_grad_out.sizes.begin() + rank,
                          g.desc.sizes.begin()),
-              "gradOut shape " << dims_string(g.dims) << " (" << format_name(g.format)
-                               << ") must be N, C of inputSize and outputSize: logical "
-                               << dims_string(expected_grad_out));
+              rules.in_name << " shape " << dims_string(g.dims) << " (" << format_name(g.format)
+                            << ") must be N, C of inputSize and outputSize: logical "
+                            << dims_string(expected_grad_out));
   UPS_REQUIRE(api, std::equal(in_sizes.begin(), in_sizes.begin() + rank, res.desc.sizes.begin()),
-              "gradInput shape " << dims_string(res.dims) << " (" << format_name(res.format)
-                                 << ") must match inputSize " << dims_string(input_size->values));
+              rules.out_name << " shape " << dims_string(res.dims) << " ("
+                             << format_name(res.format) << ") must match inputSize "
+                             << dims_string(input_size->values));
   OpDesc op;
   op.mode = rules.mode;
   op.antialias = rules.antialias;

@@ -10,6 +10,9 @@
 namespace upsample::aclnn {
 
 struct EntryRules {
+  // The CANN parameter names of the operator's input and output tensors, used in messages.
+  const char* in_name = "self";
+  const char* out_name = "out";
   Mode mode = Mode::kLinear;
   bool antialias = false;
   int spatial_rank = 2;

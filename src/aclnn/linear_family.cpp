@@ -67,7 +67,9 @@ ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
     bool alignCorners, double scales, aclTensor* out, uint64_t* workspaceSize,
     aclOpExecutor** executor) {
-  return upsample::aclnn::backward_entry("aclnnUpsampleLinear1dBackward", linear1d_rules(), gradOut,
+  EntryRules rules = linear1d_rules();
+  rules.in_name = "gradOut";
+  return upsample::aclnn::backward_entry("aclnnUpsampleLinear1dBackward", rules, gradOut,
                                          outputSize, inputSize, alignCorners, {scales}, out,
                                          workspaceSize, executor);
 }
@@ -101,6 +103,7 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardGetWorkspaceSize(
     bool alignCorners, double scalesH, double scalesW, aclTensor* out, uint64_t* workspaceSize,
     aclOpExecutor** executor) {
   EntryRules rules = bilinear2d_rules();
+  rules.in_name = "gradOut";
   rules.ignore_scales = true;  // CANN's V1 takes the ratio from the sizes
   rules.input_size_order = EntryRules::InputSizeOrder::kByOutFormat;
   return upsample::aclnn::backward_entry("aclnnUpsampleBilinear2dBackward", rules, gradOut,
@@ -119,6 +122,7 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2GetWorkspaceSize(
     bool alignCorners, double scalesH, double scalesW, aclTensor* out, uint64_t* workspaceSize,
     aclOpExecutor** executor) {
   EntryRules rules = bilinear2d_rules();
+  rules.in_name = "gradOut";
   rules.input_size_order = EntryRules::InputSizeOrder::kByGradFormat;
   return upsample::aclnn::backward_entry("aclnnUpsampleBilinear2dBackwardV2", rules, gradOut,
                                          outputSize, inputSize, alignCorners, {scalesH, scalesW},
@@ -152,9 +156,12 @@ ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackwardGetWorkspaceSize(
     bool alignCorners, double scalesD, double scalesH, double scalesW, aclTensor* gradInput,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
   // CANN reads inputSize as N, C, D, H, W whatever the formats.
+  EntryRules rules = trilinear3d_rules();
+  rules.in_name = "gradOut";
+  rules.out_name = "gradInput";
   return upsample::aclnn::backward_entry(
-      "aclnnUpsampleTrilinear3dBackward", trilinear3d_rules(), gradOut, outputSize, inputSize,
-      alignCorners, {scalesD, scalesH, scalesW}, gradInput, workspaceSize, executor);
+      "aclnnUpsampleTrilinear3dBackward", rules, gradOut, outputSize, inputSize, alignCorners,
+      {scalesD, scalesH, scalesW}, gradInput, workspaceSize, executor);
 }
 
 ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackward(void* workspace, uint64_t workspaceSize,

@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aclnn  # noqa: E402
 from aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0,  # noqa: E402
@@ -214,12 +215,14 @@ def check_validation(api):
     # wrong rank
     def set_src(shape, dtype=ACL_FLOAT, fmt=None, **kw):
         def f(call):
-            call.args[src_name] = call.keep_t = tensor(shape, dtype, fmt or api.fmt, **kw)
+            fmt_ = api.fmt if fmt is None else fmt
+            call.args[src_name] = call.keep_t = tensor(shape, dtype, fmt_, **kw)
         return f
 
     def set_dst(shape, dtype=ACL_FLOAT, fmt=None, **kw):
         def f(call):
-            call.args[dst_name] = call.keep_d = tensor(shape, dtype, fmt or api.fmt, **kw)
+            fmt_ = api.fmt if fmt is None else fmt
+            call.args[dst_name] = call.keep_d = tensor(shape, dtype, fmt_, **kw)
         return f
 
     def set_arr(key, values):
