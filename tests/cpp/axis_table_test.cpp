@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -168,7 +169,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{Mode::kLinear, false, false}, Case{Mode::kLinear, false, true},
                       Case{Mode::kCubic, false, false}, Case{Mode::kCubic, false, true},
                       Case{Mode::kLinear, true, false}, Case{Mode::kLinear, true, true},
-                      Case{Mode::kCubic, true, false}, Case{Mode::kCubic, true, true}));
+                      Case{Mode::kCubic, true, false}, Case{Mode::kCubic, true, true}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = mode_name(info.param.mode);
+      name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+      return name + (info.param.antialias ? "_antialias" : "") +
+             (info.param.align_corners ? "_align_corners" : "");
+    });
 
 }  // namespace
 }  // namespace upsample
