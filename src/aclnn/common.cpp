@@ -210,16 +210,20 @@ aclnnStatus to_logical(const char* api, const char* name, const aclTensor* tenso
 aclnnStatus make_executor(const char* api, const OpDesc& op, const LogicalTensor& src,
                           const LogicalTensor& dst, uint64_t* workspace_size,
                           aclOpExecutor** executor) {
-  auto e = std::make_shared<Executor>();
-  e->api = api;
-  if (Status st = make_plan(op, src.desc, dst.desc, &e->plan); !st.ok()) {
-    return fail(api, status_to_aclnn(st), st.message);
+  try {
+    auto e = std::make_shared<Executor>();
+    e->api = api;
+    if (Status st = make_plan(op, src.desc, dst.desc, &e->plan); !st.ok()) {
+      return fail(api, status_to_aclnn(st), st.message);
+    }
+    e->src = src.data;
+    e->dst = dst.data;
+    *workspace_size = e->plan.workspace_bytes();
+    *executor = ExecutorRegistry::get().add(std::move(e));
+    return ACLNN_SUCCESS;
+  } catch (const std::exception& ex) {  // nothing may cross the C boundary
+    return fail(api, ACLNN_ERR_INNER, std::string("internal error: ") + ex.what());
   }
-  e->src = src.data;
-  e->dst = dst.data;
-  *workspace_size = e->plan.workspace_bytes();
-  *executor = ExecutorRegistry::get().add(std::move(e));
-  return ACLNN_SUCCESS;
 }
 
 aclnnStatus run_executor(const char* api, void* workspace, uint64_t workspace_size,

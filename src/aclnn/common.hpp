@@ -71,3 +71,10 @@ aclnnStatus run_executor(const char* api, void* workspace, uint64_t workspace_si
     const aclnnStatus ups_status_ = (expr);               \
     if (ups_status_ != ACLNN_SUCCESS) return ups_status_; \
   } while (0)
+
+// Phase two of an entry point: every one just runs its executor.
+#define UPS_ACLNN_PHASE2(api)                                                                 \
+  ACLNN_API aclnnStatus api(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, \
+                            aclrtStream stream) {                                             \
+    return ::upsample::aclnn::run_executor(#api, workspace, workspaceSize, executor, stream); \
+  }

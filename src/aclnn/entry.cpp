@@ -93,9 +93,10 @@ aclnnStatus forward_entry(const char* api, const EntryRules& rules, const aclTen
   UPS_RETURN_IF_ERROR(check_dtypes(api, rules, rules.in_name, in, rules.out_name, res));
   UPS_RETURN_IF_ERROR(check_formats(api, rules, rules.in_name, in, rules.out_name, res));
   UPS_RETURN_IF_ERROR(check_output_size(api, rules, output_size));
-  for (int d = 1; d < rank; ++d) {
+  for (int d = rules.batch_may_be_empty ? 1 : 0; d < rank; ++d) {
     UPS_REQUIRE(api, in.desc.sizes[d] > 0,
-                "self dims other than N must be > 0, got shape " << dims_string(in.dims));
+                rules.in_name << " dims " << (rules.batch_may_be_empty ? "other than N " : "")
+                              << "must be > 0, got shape " << dims_string(in.dims));
   }
   TensorDesc expected = in.desc;
   for (int a = 0; a < rules.spatial_rank; ++a) expected.sizes[2 + a] = output_size->values[a];
@@ -150,7 +151,9 @@ aclnnStatus backward_entry(const char* api, const EntryRules& rules, const aclTe
     UPS_REQUIRE(api, in_sizes[d] > 0,
                 "inputSize dims other than N must be > 0, got " << dims_string(input_size->values));
   }
-  UPS_REQUIRE(api, in_sizes[0] >= 0, "inputSize N must be >= 0, got " << in_sizes[0]);
+  UPS_REQUIRE(api, rules.batch_may_be_empty ? in_sizes[0] >= 0 : in_sizes[0] > 0,
+              "inputSize N must be " << (rules.batch_may_be_empty ? ">= 0" : "> 0") << ", got "
+                                     << in_sizes[0]);
   TensorDesc expected_grad_out = g.desc;
   expected_grad_out.sizes[0] = in_sizes[0];
   expected_grad_out.sizes[1] = in_sizes[1];

@@ -19,6 +19,7 @@ struct EntryRules {
   std::vector<DType> dtypes;       // accepted dtypes (input and output must be equal)
   std::vector<aclFormat> formats;  // accepted formats; empty: any (dims read as N, C, spatial)
   bool formats_equal = false;      // input and output must have the same format
+  bool batch_may_be_empty = true;  // N = 0 gives an empty executor (else 161002)
   bool reject_negative_scales = false;
   bool scales_all_or_none = false;  // scales are used only if every one is > 0
   bool ignore_scales = false;       // ratio from the sizes only

@@ -57,11 +57,7 @@ ACLNN_API aclnnStatus aclnnUpsampleLinear1dGetWorkspaceSize(
                                         alignCorners, {scales}, out, workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleLinear1d(void* workspace, uint64_t workspaceSize,
-                                            aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleLinear1d", workspace, workspaceSize, executor,
-                                       stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleLinear1d)
 
 ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
@@ -74,11 +70,7 @@ ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackwardGetWorkspaceSize(
                                          workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleLinear1dBackward(void* workspace, uint64_t workspaceSize,
-                                                    aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleLinear1dBackward", workspace, workspaceSize,
-                                       executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleLinear1dBackward)
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(
     const aclTensor* self, const aclIntArray* outputSize, const bool alignCorners,
@@ -92,11 +84,7 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(
                                         executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleBilinear2d(void* workspace, uint64_t workspaceSize,
-                                              aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleBilinear2d", workspace, workspaceSize,
-                                       executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleBilinear2d)
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
@@ -111,11 +99,7 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardGetWorkspaceSize(
                                          out, workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackward(void* workspace, uint64_t workspace_size,
-                                                      aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleBilinear2dBackward", workspace, workspace_size,
-                                       executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleBilinear2dBackward)
 
 ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2GetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
@@ -129,12 +113,7 @@ ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2GetWorkspaceSize(
                                          out, workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleBilinear2dBackwardV2(void* workspace, uint64_t workspace_size,
-                                                        aclOpExecutor* executor,
-                                                        aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleBilinear2dBackwardV2", workspace,
-                                       workspace_size, executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleBilinear2dBackwardV2)
 
 ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dGetWorkspaceSize(
     const aclTensor* self, const aclIntArray* outputSize, bool alignCorners, double scalesD,
@@ -145,11 +124,7 @@ ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dGetWorkspaceSize(
                                         workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleTrilinear3d(void* workspace, uint64_t workspaceSize,
-                                               aclOpExecutor* executor, aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleTrilinear3d", workspace, workspaceSize,
-                                       executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleTrilinear3d)
 
 ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
@@ -164,11 +139,6 @@ ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackwardGetWorkspaceSize(
       {scalesD, scalesH, scalesW}, gradInput, workspaceSize, executor);
 }
 
-ACLNN_API aclnnStatus aclnnUpsampleTrilinear3dBackward(void* workspace, uint64_t workspaceSize,
-                                                       aclOpExecutor* executor,
-                                                       aclrtStream stream) {
-  return upsample::aclnn::run_executor("aclnnUpsampleTrilinear3dBackward", workspace, workspaceSize,
-                                       executor, stream);
-}
+UPS_ACLNN_PHASE2(aclnnUpsampleTrilinear3dBackward)
 
 }  // extern "C"

@@ -8,6 +8,7 @@
 // Pass order: the last spatial axis first (W, then H, then D), as PyTorch's separable kernels
 // and its tensor-product interpolation accumulate; identity axes are skipped.
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -301,10 +302,58 @@ std::string Plan::describe() const {
   return os.str();
 }
 
+Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
+                  std::shared_ptr<Plan::Impl>* plan);
+
+namespace {
+
+// Tables cost O(out_len * taps) per axis. An axis of billions of elements (legal, and int64-safe
+// everywhere) can need more memory than the machine has: refuse with a clear message rather than
+// let the allocation fail or the process be killed.
+Status check_table_memory(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) {
+  const bool forward = op.direction == Direction::kForward;
+  const TensorDesc& input = forward ? src : dst;
+  const TensorDesc& output = forward ? dst : src;
+  double bytes = 0;
+  for (int a = 0; a < op.spatial_rank; ++a) {
+    const double in_len = static_cast<double>(input.sizes[2 + a]);
+    const double out_len = static_cast<double>(output.sizes[2 + a]);
+    double taps = op.mode == Mode::kCubic ? 4 : op.mode == Mode::kLinear ? 2 : 1;
+    if (op.antialias) taps = 2 * std::ceil(taps / 2 * std::max(1.0, in_len / out_len)) + 1;
+    // Index (8 B) + weight (<= 8 B) per entry; a transposed copy for backward; padded copies.
+    bytes += out_len * taps * 16 * (forward ? 1.5 : 2.5) + (in_len + out_len) * 8;
+  }
+  const double physical =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (physical > 0 && bytes > physical / 2) {
+    std::ostringstream why;
+    why << "the weight tables for " << input.to_string() << " -> " << output.to_string()
+        << " would need about " << bytes / (1 << 30) << " GiB, more than half of this machine's "
+        << physical / (1 << 30) << " GiB";
+    return Status::Invalid(why.str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst, Plan* plan) {
   if (plan == nullptr) return Status::NullPointer("make_plan: plan is null");
   if (Status st = validate(op, src, dst); !st.ok()) return st;
+  if (Status st = check_table_memory(op, src, dst); !st.ok()) return st;
+  try {
+    std::shared_ptr<Plan::Impl> impl;
+    Status st = build_plan(op, src, dst, &impl);
+    if (st.ok()) plan->impl_ = std::move(impl);
+    return st;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("out of memory while building the plan for " + src.to_string() +
+                            " -> " + dst.to_string());
+  }
+}
 
+Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
+                  std::shared_ptr<Plan::Impl>* plan) {
   auto impl = std::make_shared<Plan::Impl>();
   impl->op = op;
   impl->src = src;
@@ -312,7 +361,7 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   impl->acc_type = src.dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
   impl->empty = dst.numel() == 0;
   if (impl->empty) {
-    plan->impl_ = std::move(impl);
+    *plan = std::move(impl);
     return Status::Ok();
   }
 
@@ -464,7 +513,7 @@ Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   impl->workspace_bytes =
       impl->region_offset[1] + align_up(static_cast<size_t>(region_elems_bytes[1]));
   choose_plane_mode(order, pass_axes, impl.get());
-  plan->impl_ = std::move(impl);
+  *plan = std::move(impl);
   return Status::Ok();
 }
 

@@ -356,3 +356,24 @@ TEST(Engine, WorkspaceIsCheckedAndEmptyBatchIsANoOp) {
 
 }  // namespace
 }  // namespace upsample
+
+namespace upsample {
+namespace {
+
+// An axis of 2^31 + 1 elements is int64-safe everywhere; when its weight tables would not fit in
+// memory the plan says so instead of crashing (the CANN repro of a 2147483649-row bicubic grad).
+TEST(Engine, HugeAxisGivesAClearError) {
+  OpDesc op;
+  op.mode = Mode::kCubic;
+  op.direction = Direction::kBackward;
+  const TensorDesc grad_out = TensorDesc::contiguous(DType::kFloat32, {1, 1, 2147483649LL, 1});
+  const TensorDesc grad_in = TensorDesc::contiguous(DType::kFloat32, {1, 1, 2, 1});
+  Plan plan;
+  const Status st = make_plan(op, grad_out, grad_in, &plan);
+  ASSERT_EQ(st.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message.find("GiB"), std::string::npos) << st.message;
+  EXPECT_FALSE(plan.valid());
+}
+
+}  // namespace
+}  // namespace upsample
