@@ -447,6 +447,18 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
     }
     if (!identity) pass_axes.push_back(dim);
   }
+  // Pass order: W first, as PyTorch accumulates, unless the other axes shrink the data: then W
+  // goes last, so that its pass runs over the fewer rows of the smaller tensor. The rule reads
+  // sizes only, never strides, so NCHW, NHWC and views still get bitwise identical results.
+  const int w_dim = rank - 1;
+  int64_t src_other = 1, dst_other = 1;
+  for (int dim = 2; dim < w_dim; ++dim) {
+    src_other *= src.sizes[dim];
+    dst_other *= dst.sizes[dim];
+  }
+  if (pass_axes.size() > 1 && pass_axes.front() == w_dim && dst_other < src_other) {
+    std::rotate(pass_axes.begin(), pass_axes.begin() + 1, pass_axes.end());
+  }
 
   if (pass_axes.empty()) {
     // Every axis is the identity: one strided copy (handles any layout on both sides).
