@@ -5,9 +5,9 @@
 //   aclCreateIntArray -> aclnnXxxGetWorkspaceSize -> workspace -> aclnnXxx ->
 //   aclrtSynchronizeStream -> copy the result back and print it -> teardown.
 //
-// example::Session owns everything the program creates through it (tensors, int arrays, device
-// buffers, the workspace, the stream and the device/runtime initialisation) and releases it in
-// the order CANN prescribes: tensors and arrays, device memory, workspace, stream,
+// example::Session owns everything the program creates through it (tensors, int and float arrays,
+// device buffers, the workspace, the stream and the device/runtime initialisation) and releases
+// it in the order CANN prescribes: tensors and arrays, device memory, workspace, stream,
 // aclrtResetDevice, aclFinalize. Close() does that explicitly at the end of a successful run and
 // reports the first teardown failure; the destructor does it on every early (error) return.
 //
@@ -84,24 +84,18 @@ class Session {
   // Copies `host` to a new device buffer and describes it as a contiguous float32 tensor.
   int CreateTensor(const std::vector<float>& host, const std::vector<int64_t>& shape,
                    aclFormat format, aclTensor** tensor) {
-    const size_t bytes = static_cast<size_t>(ShapeSize(shape)) * sizeof(float);
-    void* device = nullptr;
-    EXAMPLE_CHECK(aclrtMalloc(&device, bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
-    buffers_.push_back(device);
-    EXAMPLE_CHECK(aclrtMemcpy(device, bytes, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE),
-                  "aclrtMemcpy");
+    return CreateDeviceTensor(host.data(), sizeof(float), ACL_FLOAT, shape, format, tensor);
+  }
 
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
-      strides[i] = shape[i + 1] * strides[i + 1];
-    }
-    *tensor = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), 0, format,
-                              shape.data(), shape.size(), device);
-    if (*tensor == nullptr) {
-      return Fail("aclCreateTensor", ACL_ERROR_INTERNAL_ERROR);
-    }
-    tensors_.push_back({*tensor, device, ShapeSize(shape)});
-    return ACL_SUCCESS;
+  // The same for a uint8 tensor (PrintResult prints its elements with %u).
+  int CreateTensorU8(const std::vector<uint8_t>& host, const std::vector<int64_t>& shape,
+                     aclFormat format, aclTensor** tensor) {
+    return CreateDeviceTensor(host.data(), sizeof(uint8_t), ACL_UINT8, shape, format, tensor);
+  }
+
+  // A float32 tensor zeroed on the device with aclrtMemset: no host copy, for huge tensors.
+  int CreateDeviceZeros(const std::vector<int64_t>& shape, aclFormat format, aclTensor** tensor) {
+    return CreateDeviceTensor(nullptr, sizeof(float), ACL_FLOAT, shape, format, tensor);
   }
 
   // A tensor of `shape` filled with zeros (used for outputs).
@@ -119,6 +113,15 @@ class Session {
     return ACL_SUCCESS;
   }
 
+  int CreateFloatArray(const std::vector<float>& values, aclFloatArray** array) {
+    *array = aclCreateFloatArray(values.data(), values.size());
+    if (*array == nullptr) {
+      return Fail("aclCreateFloatArray", ACL_ERROR_INTERNAL_ERROR);
+    }
+    floatArrays_.push_back(*array);
+    return ACL_SUCCESS;
+  }
+
   // Allocates the workspace the operator asked for (nothing when the size is 0).
   int AllocWorkspace(uint64_t size, void** workspace) {
     *workspace = nullptr;
@@ -129,21 +132,21 @@ class Session {
     return ACL_SUCCESS;
   }
 
-  // Copies a tensor created by this session back to the host and prints every element.
+  // Copies a tensor created by this session back to the host and prints every element
+  // (`result[<i>] is: <%f>`; uint8 tensors: `<%u>`).
   int PrintResult(const aclTensor* tensor) {
     for (const TensorRecord& t : tensors_) {
       if (t.tensor != tensor) {
         continue;
       }
-      std::vector<float> host(static_cast<size_t>(t.numel), 0.0f);
-      const size_t bytes = host.size() * sizeof(float);
-      EXAMPLE_CHECK(aclrtMemcpy(host.data(), bytes, t.device, bytes, ACL_MEMCPY_DEVICE_TO_HOST),
-                    "aclrtMemcpy");
-      for (int64_t i = 0; i < t.numel; ++i) {
-        std::printf("result[%ld] is: %f\n", static_cast<long>(i),
-                    static_cast<double>(host[static_cast<size_t>(i)]));
+      if (t.dtype == ACL_UINT8) {
+        return PrintElements<uint8_t>(t, [](long i, uint8_t v) {
+          std::printf("result[%ld] is: %u\n", i, static_cast<unsigned>(v));
+        });
       }
-      return ACL_SUCCESS;
+      return PrintElements<float>(t, [](long i, float v) {
+        std::printf("result[%ld] is: %f\n", i, static_cast<double>(v));
+      });
     }
     return Fail("PrintResult (unknown tensor)", ACL_ERROR_INTERNAL_ERROR);
   }
@@ -164,6 +167,10 @@ class Session {
       note("aclDestroyIntArray", aclDestroyIntArray(a));
     }
     arrays_.clear();
+    for (const aclFloatArray* a : floatArrays_) {
+      note("aclDestroyFloatArray", aclDestroyFloatArray(a));
+    }
+    floatArrays_.clear();
     for (void* p : buffers_) {
       note("aclrtFree", aclrtFree(p));
     }
@@ -192,7 +199,48 @@ class Session {
     const aclTensor* tensor;
     void* device;
     int64_t numel;
+    aclDataType dtype;
   };
+
+  // Allocates prod(shape) elements of `elemSize` bytes, fills them from `host` (or with zero
+  // bytes through aclrtMemset when `host` is null) and describes them as a contiguous tensor.
+  int CreateDeviceTensor(const void* host, size_t elemSize, aclDataType dtype,
+                         const std::vector<int64_t>& shape, aclFormat format, aclTensor** tensor) {
+    const size_t bytes = static_cast<size_t>(ShapeSize(shape)) * elemSize;
+    void* device = nullptr;
+    EXAMPLE_CHECK(aclrtMalloc(&device, bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
+    buffers_.push_back(device);
+    if (host != nullptr) {
+      EXAMPLE_CHECK(aclrtMemcpy(device, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE),
+                    "aclrtMemcpy");
+    } else {
+      EXAMPLE_CHECK(aclrtMemset(device, bytes, 0, bytes), "aclrtMemset");
+    }
+
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
+      strides[i] = shape[i + 1] * strides[i + 1];
+    }
+    *tensor = aclCreateTensor(shape.data(), shape.size(), dtype, strides.data(), 0, format,
+                              shape.data(), shape.size(), device);
+    if (*tensor == nullptr) {
+      return Fail("aclCreateTensor", ACL_ERROR_INTERNAL_ERROR);
+    }
+    tensors_.push_back({*tensor, device, ShapeSize(shape), dtype});
+    return ACL_SUCCESS;
+  }
+
+  template <typename T, typename PrintFn>
+  int PrintElements(const TensorRecord& t, PrintFn print) {
+    std::vector<T> host(static_cast<size_t>(t.numel), T{});
+    const size_t bytes = host.size() * sizeof(T);
+    EXAMPLE_CHECK(aclrtMemcpy(host.data(), bytes, t.device, bytes, ACL_MEMCPY_DEVICE_TO_HOST),
+                  "aclrtMemcpy");
+    for (int64_t i = 0; i < t.numel; ++i) {
+      print(static_cast<long>(i), host[static_cast<size_t>(i)]);
+    }
+    return ACL_SUCCESS;
+  }
 
   bool initialised_ = false;
   bool deviceSet_ = false;
@@ -200,6 +248,7 @@ class Session {
   aclrtStream stream_ = nullptr;
   std::vector<TensorRecord> tensors_;
   std::vector<const aclIntArray*> arrays_;
+  std::vector<const aclFloatArray*> floatArrays_;
   std::vector<void*> buffers_;
   void* workspace_ = nullptr;
 };

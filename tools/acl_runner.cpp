@@ -16,12 +16,16 @@ struct TensorDestroy {
 struct IntArrayDestroy {
   void operator()(aclIntArray* a) const { aclDestroyIntArray(a); }
 };
+struct FloatArrayDestroy {
+  void operator()(aclFloatArray* a) const { aclDestroyFloatArray(a); }
+};
 struct ExecutorDestroy {
   void operator()(aclOpExecutor* e) const { aclDestroyAclOpExecutor(e); }
 };
 using DevicePtr = std::unique_ptr<void, DeviceFree>;
 using TensorPtr = std::unique_ptr<aclTensor, TensorDestroy>;
 using IntArrayPtr = std::unique_ptr<aclIntArray, IntArrayDestroy>;
+using FloatArrayPtr = std::unique_ptr<aclFloatArray, FloatArrayDestroy>;
 using ExecutorPtr = std::unique_ptr<aclOpExecutor, ExecutorDestroy>;
 
 // Describes a failed acl / aclnn call in *error; true when `status` is a failure.
@@ -155,7 +159,19 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
     input_size.reset(aclCreateIntArray(call.input_size.data(), call.input_size.size()));
     if (null_result(input_size.get(), "aclCreateIntArray(inputSize)", error)) return false;
   }
-  if (null_result(src_tensor.get(), "aclCreateTensor(input)", error) ||
+  // dst / src per dim in the tensors' dim order, rounded to float: what aclnnResize's `scales`
+  // holds (the only entry point that reads it).
+  const std::vector<int64_t> src_dims = in_format_order(call.src_shape, *call.layout);
+  const std::vector<int64_t> dst_dims = in_format_order(call.dst_shape, *call.layout);
+  std::vector<float> dim_scale_values(src_dims.size());
+  for (size_t d = 0; d < src_dims.size(); ++d) {
+    dim_scale_values[d] =
+        static_cast<float>(static_cast<double>(dst_dims[d]) / static_cast<double>(src_dims[d]));
+  }
+  const FloatArrayPtr dim_scales(
+      aclCreateFloatArray(dim_scale_values.data(), dim_scale_values.size()));
+  if (null_result(dim_scales.get(), "aclCreateFloatArray(scales)", error) ||
+      null_result(src_tensor.get(), "aclCreateTensor(input)", error) ||
       null_result(dst_tensor.get(), "aclCreateTensor(output)", error) ||
       null_result(output_size.get(), "aclCreateIntArray(outputSize)", error)) {
     return false;
@@ -168,6 +184,7 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
   args.input_size = input_size.get();
   args.align_corners = call.align_corners;
   args.scales = call.scales;
+  args.dim_scales = dim_scales.get();
   uint64_t workspace_size = 0;
   aclOpExecutor* raw_executor = nullptr;
   if (failed(entry.get_workspace_size(args, &workspace_size, &raw_executor),

@@ -45,7 +45,7 @@ struct Call {
   // Backward only, as passed to the entry point (see EntryPoint::input_size_in_format_order).
   std::vector<int64_t> input_size;
   bool align_corners = false;
-  std::array<double, 3> scales{0.0, 0.0, 0.0};
+  std::array<double, 3> scales{0.0, 0.0, 0.0};  // as passed (see passed_scales)
 };
 
 // `shape` in the layout's dim order: channels-last layouts move C to the end.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -49,7 +50,7 @@ std::string names_of(const std::vector<T>& items) {
 
 void print_help() {
   std::string entry_names;
-  for (const EntryPoint& e : all_entry_points()) entry_names += std::string("\n  ") + e.name;
+  for (const EntryPoint& e : all_entry_points()) entry_names += "\n  " + display_name(e);
   std::printf(
       "Usage: upsample check [--op REGEX] [--dtype LIST] [--layout LIST] [--seed N] [--json]\n"
       "\n"
@@ -58,12 +59,17 @@ void print_help() {
       "GetWorkspaceSize, launch, aclrtSynchronizeStream), forward and backward, for each dtype\n"
       "and layout it supports, on a few shapes (non-integer upsampling, downsampling, sizes-\n"
       "and scale-driven, align_corners on and off) filled with zeros, ones, ramps along each\n"
-      "axis and seeded random data. Results are compared with an independent float64\n"
-      "reference computed on the same dtype-rounded inputs. Each forward/backward pair is also\n"
-      "checked for the adjoint identity <A x, y> = <x, A^T y> in float64.\n"
+      "axis and seeded random data (uint8: integers 0 to 254). Results are compared with an\n"
+      "independent float64 reference computed on the same dtype-rounded inputs; where\n"
+      "PyTorch's (and so the reference's) backward is not the transpose of its forward\n"
+      "(nearest with a scale and out == in or 2 * in, bicubic with no size change), the\n"
+      "library's backward is compared with the transpose of the reference forward. Each\n"
+      "forward/backward pair is also checked for the adjoint identity\n"
+      "<A x, y> = <x, A^T y> in float64, through the library alone.\n"
       "\n"
       "Options:\n"
-      "  --op REGEX     only entry points whose name contains a match of REGEX (ECMAScript),\n"
+      "  --op REGEX     only entry points whose name (or name(variant), e.g.\n"
+      "                 aclnnResize(nearest)) contains a match of REGEX (ECMAScript),\n"
       "                 e.g. 'Bilinear2d$'; an adjoint pair runs when either side matches\n"
       "  --dtype LIST   comma-separated, from %s (default: all);\n"
       "                 the adjoint check runs when float64 is selected\n"
@@ -77,6 +83,8 @@ void print_help() {
       "  float64  |err| <= 1e-12 m\n"
       "  float16, bfloat16  |err| <= 1 ulp of the dtype at r, or <= the float32 tolerance\n"
       "           plus half an ulp (near-zero results of cancellation)\n"
+      "  exact    nearest and nearest-exact forward (every dtype) and uint8: r rounded to\n"
+      "           the dtype must have the same bits as the result\n"
       "  adjoint  |<A x, y> - <x, A^T y>| / |<A x, y>| <= %g\n"
       "Reported: max abs error, max error in ulps of the dtype at m, max error relative to m.\n"
       "\n"
@@ -181,7 +189,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
 }
 
 bool selected(const Options& opts, const EntryPoint& e) {
-  return !opts.op || std::regex_search(e.name, *opts.op);
+  return !opts.op || std::regex_search(e.name, *opts.op) ||
+         std::regex_search(display_name(e), *opts.op);
 }
 bool selected(const Options& opts, const DTypeInfo& d) {
   return opts.dtypes.empty() ||
@@ -215,13 +224,25 @@ struct Geometry {
 // Each rank covers: a non-integer upsampling, a downsampling, an axis of one output (the
 // align_corners ratio is 0 there) or of unchanged size (identity shortcut), and scale-driven
 // calls where out = floor(in * s) but the ratio 1/s differs from in/out, so a scale that is
-// dropped, or used where the rules say it must not be, changes the result. The last 2-D and
-// 3-D cases give one scale as "not given": Bilinear2d then mixes a size-driven and a
-// scale-driven axis, while Trilinear3d must ignore all three. The wide cases reach the vector
+// dropped, or used where the rules say it must not be, changes the result. The 2-D and 3-D
+// cases with a "not given" (0) scale make Bilinear2d mix a size-driven and a scale-driven axis
+// while Trilinear3d and Nearest3d must ignore all three. The wide cases reach the vector
 // kernels: full vectors plus a masked or scalar tail along W, and, for the channels-last
-// layouts, along C. They keep every source coordinate below 32: the library computes
-// coordinates in float32, as PyTorch does, so a coordinate x carries an error of about
-// x * 2^-23, which times the step between neighbours must stay within float32's 1e-5.
+// layouts, along C. Further:
+//   - 26 -> 11 (a non-integer ratio) maps outputs to different pixels in nearest and
+//     nearest-exact, so one mode run for the other fails;
+//   - 40 -> 7 and 100 -> 5 are antialias downsamplings (a wide filter; 100 -> 5 averages 40
+//     taps), 40 -> 7 also scale-driven (s = 0.18: the filter width follows 1/s, not 40/7);
+//   - the scale-driven cases where out == in or out == 2 * in with a scale whose 1/s is not
+//     in/out are the configurations where PyTorch's nearest backward (nearest_idx short-cuts)
+//     and, with every size unchanged, its bicubic backward (a copy) are not the transpose of
+//     its forward; the library's backward always is, and the reference's backward is replaced
+//     by the transpose of its forward there (see reference_result); with antialias, an axis
+//     whose size does not change is resampled with the ratio 1 / scale, not copied (the copy
+//     is the ratio-1 case only, src/core/geometry.hpp Note [identity axes]).
+// Source coordinates stay below about 100: the library computes the ratio in float32, as
+// PyTorch does, so a coordinate x carries an error of about x * 2^-24, which times the step
+// between neighbours (1 in the ramps) must stay within float32's 1e-5.
 const std::vector<Geometry>& geometries(int spatial_rank) {
   static const std::array<std::vector<Geometry>, 3> kGeometries = {{
       {
@@ -229,7 +250,11 @@ const std::vector<Geometry>& geometries(int spatial_rank) {
           {{10}, {4}, {0}},
           {{6}, {1}, {0}},
           {{8}, {8}, {0}},
+          {{26}, {11}, {0}},
           {{5}, {6}, {1.3}},
+          {{26}, {11}, {0.43}},
+          {{8}, {8}, {1.1}},
+          {{5}, {10}, {2.1}},
           {{31}, {100}, {0}},
           {{32}, {7}, {0}},
       },
@@ -238,8 +263,13 @@ const std::vector<Geometry>& geometries(int spatial_rank) {
           {{9, 10}, {4, 6}, {0, 0}},
           {{6, 9}, {10, 4}, {0, 0}},
           {{4, 5}, {1, 5}, {0, 0}},
+          {{26, 40}, {11, 7}, {0, 0}},
+          {{100, 12}, {5, 31}, {0, 0}},
           {{5, 6}, {6, 9}, {1.3, 1.5}},
           {{5, 6}, {7, 9}, {0, 1.5}},
+          {{40, 26}, {7, 11}, {0.18, 0.43}},
+          {{6, 7}, {6, 7}, {1.1, 1.1}},
+          {{5, 6}, {10, 12}, {2.1, 2.1}},
           {{13, 29}, {20, 43}, {0, 0}, 19},
           {{9, 32}, {5, 7}, {0, 0}, 19},
       },
@@ -247,8 +277,10 @@ const std::vector<Geometry>& geometries(int spatial_rank) {
           {{3, 4, 5}, {5, 6, 8}, {0, 0, 0}},
           {{6, 7, 5}, {4, 3, 2}, {0, 0, 0}},
           {{2, 3, 4}, {1, 5, 4}, {0, 0, 0}},
+          {{3, 26, 5}, {4, 11, 8}, {0, 0, 0}},
           {{4, 5, 6}, {6, 6, 7}, {1.5, 1.3, 1.25}},
           {{4, 5, 6}, {6, 6, 7}, {0, 1.3, 1.25}},
+          {{4, 5, 6}, {4, 10, 6}, {1.1, 2.1, 1.1}},
           {{3, 4, 29}, {5, 3, 41}, {0, 0, 0}, 17},
       },
   }};
@@ -337,6 +369,13 @@ std::vector<double> random_values(size_t n, uint64_t state) {
   return v;
 }
 
+// The random data of an integer dtype: the integers 0 ... 254. 255 is left out because it is
+// the byte the runner fills outputs with, so an output element the entry point does not write
+// can never match the reference.
+void to_integers(std::vector<double>* v) {
+  for (double& x : *v) x = std::floor((x + 1.0) * 127.5);
+}
+
 std::vector<int64_t> logical_shape(const Geometry& g, const std::array<int64_t, 3>& spatial,
                                    int spatial_rank) {
   std::vector<int64_t> shape = {kBatch, g.channels};
@@ -366,9 +405,13 @@ std::string position(const std::vector<int64_t>& shape, int64_t linear) {
 }
 
 std::vector<double> pattern_values(const Pattern& p, const std::vector<int64_t>& shape,
-                                   uint64_t random_state) {
+                                   const DTypeInfo& dtype, uint64_t random_state) {
   const int64_t n = numel(shape);
-  if (p.kind == Pattern::Kind::kRandom) return random_values(static_cast<size_t>(n), random_state);
+  if (p.kind == Pattern::Kind::kRandom) {
+    std::vector<double> v = random_values(static_cast<size_t>(n), random_state);
+    if (dtype.integer) to_integers(&v);
+    return v;
+  }
   std::vector<double> v(static_cast<size_t>(n), p.value);
   if (p.kind == Pattern::Kind::kRamp) {
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(index_along(shape, i, p.dim));
@@ -376,8 +419,11 @@ std::vector<double> pattern_values(const Pattern& p, const std::vector<int64_t>&
   return v;
 }
 
+// The call of `e` on case `g`; its scales are passed_scales(e, g.scales) unless `scales` is
+// given (the adjoint check passes both sides of a pair the same scales).
 Call make_call(const EntryPoint& e, const Layout& layout, const DTypeInfo& dtype, const Geometry& g,
-               bool align_corners) {
+               bool align_corners,
+               const std::optional<std::array<double, 3>>& scales = std::nullopt) {
   const std::vector<int64_t> in_shape = logical_shape(g, g.in, e.spatial_rank);
   const std::vector<int64_t> out_shape = logical_shape(g, g.out, e.spatial_rank);
   const bool forward = e.direction == Direction::kForward;
@@ -392,12 +438,13 @@ Call make_call(const EntryPoint& e, const Layout& layout, const DTypeInfo& dtype
     call.input_size = e.input_size_in_format_order ? in_format_order(in_shape, layout) : in_shape;
   }
   call.align_corners = align_corners;
-  call.scales = g.scales;
+  call.scales = scales ? *scales : passed_scales(e, g.scales);
   return call;
 }
 
-std::vector<double> reference_result(const EntryPoint& e, const Geometry& g, bool align_corners,
-                                     const std::vector<double>& src) {
+// The reference problem of `e` called with `call_scales` on case `g`.
+reference::Problem reference_problem(const EntryPoint& e, const Geometry& g, bool align_corners,
+                                     const std::array<double, 3>& call_scales) {
   reference::Problem p;
   p.mode = e.mode;
   p.antialias = e.antialias;
@@ -407,9 +454,63 @@ std::vector<double> reference_result(const EntryPoint& e, const Geometry& g, boo
   p.spatial_rank = e.spatial_rank;
   p.in_sizes = g.in;
   p.out_sizes = g.out;
-  p.scales = effective_scales(e, g.scales);
-  return e.direction == Direction::kForward ? reference::forward(p, src)
-                                            : reference::backward(p, src);
+  p.scales = effective_scales(e, call_scales);
+  return p;
+}
+
+// Whether the reference's backward of `p` is not the transpose of its forward: PyTorch's nearest
+// backward takes nearest_idx's short-cuts (out == in: copy, out == 2 * in: dst >> 1) where a
+// given scale makes its forward pick other pixels, and its bicubic backward copies when no
+// spatial size changes (docs/numerics.md, deviation 5; reference.cpp, RulesFor).
+bool reference_backward_is_not_transpose(const reference::Problem& p) {
+  if (p.antialias) return false;
+  if (p.mode == reference::Mode::kNearest) {
+    for (int a = 0; a < p.spatial_rank; ++a) {
+      const bool shortcut = p.out_sizes[a] == p.in_sizes[a] || p.out_sizes[a] == 2 * p.in_sizes[a];
+      if (shortcut && p.scales[a] > 0.0) return true;
+    }
+  }
+  if (p.mode == reference::Mode::kCubic) {
+    for (int a = 0; a < p.spatial_rank; ++a) {
+      if (p.out_sizes[a] != p.in_sizes[a]) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// grad_in = A^T grad_out with A the reference forward of `p`, built column by column from the
+// forward of one plane (every plane resamples alike).
+std::vector<double> transposed_forward(const reference::Problem& p,
+                                       const std::vector<double>& grad_out) {
+  reference::Problem plane = p;
+  plane.n = 1;
+  plane.c = 1;
+  const auto in_plane = static_cast<size_t>(reference::input_numel(plane));
+  const auto out_plane = static_cast<size_t>(reference::output_numel(plane));
+  const size_t planes = static_cast<size_t>(p.n * p.c);
+  std::vector<double> grad_in(planes * in_plane, 0.0);
+  std::vector<double> unit(in_plane, 0.0);
+  for (size_t j = 0; j < in_plane; ++j) {
+    unit[j] = 1.0;
+    const std::vector<double> column = reference::forward(plane, unit);  // A e_j
+    unit[j] = 0.0;
+    for (size_t q = 0; q < planes; ++q) {
+      double acc = 0.0;
+      for (size_t i = 0; i < out_plane; ++i) acc += column[i] * grad_out[q * out_plane + i];
+      grad_in[q * in_plane + j] = acc;
+    }
+  }
+  return grad_in;
+}
+
+std::vector<double> reference_result(const EntryPoint& e, const Geometry& g, bool align_corners,
+                                     const std::array<double, 3>& call_scales,
+                                     const std::vector<double>& src) {
+  const reference::Problem p = reference_problem(e, g, align_corners, call_scales);
+  if (e.direction == Direction::kForward) return reference::forward(p, src);
+  return reference_backward_is_not_transpose(p) ? transposed_forward(p, src)
+                                                : reference::backward(p, src);
 }
 
 std::vector<bool> align_corners_values(const EntryPoint& e) {
@@ -428,6 +529,7 @@ struct Row {
   double max_abs = 0.0;
   double max_ulp = 0.0;
   double max_rel = 0.0;
+  bool exact = false;        // compared bit for bit (see bit_exact)
   double worst_ratio = 0.0;  // max of error / tolerance; > 1 fails
   std::string failure;       // the worst element when failing, or the call that failed
   bool passed() const { return failure.empty(); }
@@ -443,15 +545,19 @@ void compare(const std::vector<double>& ours, const std::vector<double>& ref,
     row->max_ulp =
         std::max(row->max_ulp, err / ulp_at(*row->dtype, std::max(1.0, std::fabs(ref[i]))));
     row->max_rel = std::max(row->max_rel, err / std::max(1.0, std::fabs(ref[i])));
-    const double ratio = error_ratio(*row->dtype, direction, ours[i], ref[i]);
+    const double ratio = error_ratio(*row->dtype, direction, row->exact, ours[i], ref[i]);
     if (ratio > row->worst_ratio) {
       row->worst_ratio = ratio;
       if (ratio > 1.0) {
+        char ours_text[40], ref_text[40];
+        std::snprintf(ours_text, sizeof ours_text, "%.9g", ours[i]);
+        std::snprintf(ref_text, sizeof ref_text, "%.9g", ref[i]);
         row->failure = case_label + ": " +
                        (direction == Direction::kForward ? "out" : "gradInput") +
-                       position(shape, static_cast<int64_t>(i)) + " = " + format_number(ours[i]) +
-                       ", reference " + format_number(ref[i]) + " (error " + format_number(ratio) +
-                       "x the tolerance)";
+                       position(shape, static_cast<int64_t>(i)) + " = " + ours_text +
+                       ", reference " + ref_text +
+                       (row->exact ? " (not bit-exact)"
+                                   : " (error " + format_number(ratio) + "x the tolerance)");
       }
     }
   }
@@ -468,8 +574,8 @@ void check_row(const AclSession& session, const Options& opts, Row* row) {
       for (const Pattern& p : patterns(e.spatial_rank)) {
         const std::string label = case_label(g, e.spatial_rank, align) + " " + p.name;
         std::vector<double> src = pattern_values(
-            p, call.src_shape,
-            stream_for(opts.seed, std::string(e.name) + " " + layout.name + " " + label));
+            p, call.src_shape, dtype,
+            stream_for(opts.seed, display_name(e) + " " + layout.name + " " + label));
         for (double& x : src) x = round_to(dtype, x);
         std::vector<double> ours;
         std::string error;
@@ -478,7 +584,8 @@ void check_row(const AclSession& session, const Options& opts, Row* row) {
           row->failure = label + ": " + error;
           return;
         }
-        compare(ours, reference_result(e, g, align, src), call.dst_shape, label, row);
+        compare(ours, reference_result(e, g, align, call.scales, src), call.dst_shape, label,
+                row);
       }
     }
   }
@@ -511,14 +618,17 @@ void check_adjoint(const AclSession& session, const Options& opts, AdjointRow* r
   const EntryPoint& bwd = *row->backward;
   const Layout& layout = *row->layout;
   const DTypeInfo& f64 = *find_dtype("float64");
-  for (const Geometry& g : geometries(fwd.spatial_rank)) {
-    // Bilinear2dBackward (V1) ignores the scales that Bilinear2d honours: for a scale-driven
-    // geometry the two resample with different ratios and are not each other's transpose.
-    if (effective_scales(fwd, g.scales) != effective_scales(bwd, g.scales)) continue;
+  for (Geometry g : geometries(fwd.spatial_rank)) {
+    // Both sides get the same scales: rounded to float when either takes float scales
+    // (Nearest2dV2 with Nearest2dBackward), and none at all when one side ignores scales that
+    // the other honours (Bilinear2dBackward V1 with Bilinear2d, Nearest2d with
+    // Nearest2dBackward), where the two would resample with different ratios.
+    g.scales = passed_scales(fwd, passed_scales(bwd, g.scales));
+    if (effective_scales(fwd, g.scales) != effective_scales(bwd, g.scales)) g.scales = {0, 0, 0};
     for (bool align : align_corners_values(fwd)) {
       const std::string label = case_label(g, fwd.spatial_rank, align);
-      const Call forward_call = make_call(fwd, layout, f64, g, align);
-      const Call backward_call = make_call(bwd, layout, f64, g, align);
+      const Call forward_call = make_call(fwd, layout, f64, g, align, g.scales);
+      const Call backward_call = make_call(bwd, layout, f64, g, align, g.scales);
       const std::string key =
           std::string(fwd.name) + " " + bwd.name + " " + layout.name + " " + label;
       const std::vector<double> x = random_values(
@@ -586,15 +696,17 @@ void print_json(const Options& opts, const std::vector<Row>& rows,
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::printf(
-        "%s\n    {\"entry_point\": %s, \"direction\": \"%s\", \"dtype\": \"%s\", "
-        "\"layout\": \"%s\", \"cases\": %lld, \"max_abs_err\": %s, \"max_ulp_err\": %s, "
-        "\"max_rel_err\": %s, \"pass\": %s, \"status\": \"%s\", \"failure\": %s}",
+        "%s\n    {\"entry_point\": %s, \"variant\": %s, \"direction\": \"%s\", \"dtype\": \"%s\", "
+        "\"layout\": \"%s\", \"cases\": %lld, \"exact\": %s, \"max_abs_err\": %s, "
+        "\"max_ulp_err\": %s, \"max_rel_err\": %s, \"pass\": %s, \"status\": \"%s\", "
+        "\"failure\": %s}",
         i ? "," : "", json_string(r.entry->name).c_str(),
+        r.entry->variant ? json_string(r.entry->variant).c_str() : "null",
         r.entry->direction == Direction::kForward ? "forward" : "backward", r.dtype->name,
-        r.layout->name, static_cast<long long>(r.cases), json_number(r.max_abs).c_str(),
-        json_number(r.max_ulp).c_str(), json_number(r.max_rel).c_str(),
-        r.passed() ? "true" : "false", r.passed() ? "PASS" : "FAIL",
-        json_failure(r.failure).c_str());
+        r.layout->name, static_cast<long long>(r.cases), r.exact ? "true" : "false",
+        json_number(r.max_abs).c_str(), json_number(r.max_ulp).c_str(),
+        json_number(r.max_rel).c_str(), r.passed() ? "true" : "false",
+        r.passed() ? "PASS" : "FAIL", json_failure(r.failure).c_str());
   }
   std::printf("\n  ],\n  \"adjoint\": [");
   for (size_t i = 0; i < adjoint.size(); ++i) {
@@ -615,33 +727,46 @@ void print_tables(const Options& opts, const std::vector<Row>& rows,
                   const std::vector<AdjointRow>& adjoint, int passed, int failed) {
   std::printf("upsample check: aclnn entry points vs the float64 reference (seed %llu)\n\n",
               static_cast<unsigned long long>(opts.seed));
-  std::printf("%-33s  %-8s  %-6s  %5s  %11s  %11s  %11s  %s\n", "entry point", "dtype", "layout",
-              "cases", "max abs err", "max ulp err", "max rel err", "result");
+  int name_width = static_cast<int>(std::strlen("entry point"));
   for (const Row& r : rows) {
-    std::printf("%-33s  %-8s  %-6s  %5lld  %11.3g  %11.3g  %11.3g  %s\n", r.entry->name,
-                r.dtype->name, r.layout->name, static_cast<long long>(r.cases), r.max_abs,
-                r.max_ulp, r.max_rel, r.passed() ? "PASS" : "FAIL");
+    name_width = std::max(name_width, static_cast<int>(display_name(*r.entry).size()));
+  }
+  std::printf("%-*s  %-8s  %-6s  %5s  %-7s  %11s  %11s  %11s  %s\n", name_width, "entry point",
+              "dtype", "layout", "cases", "compare", "max abs err", "max ulp err", "max rel err",
+              "result");
+  for (const Row& r : rows) {
+    std::printf("%-*s  %-8s  %-6s  %5lld  %-7s  %11.3g  %11.3g  %11.3g  %s\n", name_width,
+                display_name(*r.entry).c_str(), r.dtype->name, r.layout->name,
+                static_cast<long long>(r.cases), r.exact ? "exact" : "tol", r.max_abs, r.max_ulp,
+                r.max_rel, r.passed() ? "PASS" : "FAIL");
   }
   std::printf(
-      "\nulps are those of the dtype at max(1, |ref|), the scale of the tolerances: at a "
-      "near-zero\n"
-      "reference (cancellation) an ulp of the result itself would be meaninglessly small.\n");
+      "\ncompare: exact = the reference rounded to the dtype must have our bits (nearest forward,\n"
+      "uint8); tol = the tolerances of --help. ulps are those of the dtype at max(1, |ref|), the\n"
+      "scale of the tolerances: at a near-zero reference (cancellation) an ulp of the result\n"
+      "itself would be meaninglessly small.\n");
   if (!adjoint.empty()) {
+    int forward_width = static_cast<int>(std::strlen("forward"));
+    int backward_width = static_cast<int>(std::strlen("backward"));
+    for (const AdjointRow& a : adjoint) {
+      forward_width = std::max(forward_width, static_cast<int>(std::strlen(a.forward->name)));
+      backward_width = std::max(backward_width, static_cast<int>(std::strlen(a.backward->name)));
+    }
     std::printf("\nadjoint identity, float64: |<A x, y> - <x, A^T y>| / |<A x, y>| <= %g\n\n",
                 kAdjointThreshold);
-    std::printf("%-24s  %-33s  %-6s  %5s  %11s  %s\n", "forward", "backward", "layout", "cases",
-                "residual", "result");
+    std::printf("%-*s  %-*s  %-6s  %5s  %11s  %s\n", forward_width, "forward", backward_width,
+                "backward", "layout", "cases", "residual", "result");
     for (const AdjointRow& a : adjoint) {
-      std::printf("%-24s  %-33s  %-6s  %5lld  %11.3g  %s\n", a.forward->name, a.backward->name,
-                  a.layout->name, static_cast<long long>(a.cases), a.max_residual,
-                  a.passed() ? "PASS" : "FAIL");
+      std::printf("%-*s  %-*s  %-6s  %5lld  %11.3g  %s\n", forward_width, a.forward->name,
+                  backward_width, a.backward->name, a.layout->name,
+                  static_cast<long long>(a.cases), a.max_residual, a.passed() ? "PASS" : "FAIL");
     }
   }
   if (failed > 0) std::printf("\n");
   for (const Row& r : rows) {
     if (!r.passed()) {
-      std::printf("FAIL %s %s %s: %s\n", r.entry->name, r.dtype->name, r.layout->name,
-                  r.failure.c_str());
+      std::printf("FAIL %s %s %s: %s\n", display_name(*r.entry).c_str(), r.dtype->name,
+                  r.layout->name, r.failure.c_str());
     }
   }
   for (const AdjointRow& a : adjoint) {
@@ -674,22 +799,26 @@ int run_check(const std::vector<std::string>& args) {
         rows.back().entry = &e;
         rows.back().dtype = &d;
         rows.back().layout = l;
+        rows.back().exact = bit_exact(e) || d.integer;
       }
     }
   }
   std::vector<AdjointRow> adjoint;
   if (selected(opts, *find_dtype("float64"))) {
     for (const EntryPoint& bwd : all_entry_points()) {
-      const EntryPoint* fwd = bwd.adjoint_of ? find_entry_point(bwd.adjoint_of) : nullptr;
-      if (fwd == nullptr || !(selected(opts, *fwd) || selected(opts, bwd))) continue;
-      for (const Layout* l : layouts_of(opts, bwd)) {
-        if (std::find(fwd->layouts.begin(), fwd->layouts.end(), l->format) == fwd->layouts.end()) {
-          continue;
+      for (const char* forward_name : bwd.adjoint_of) {
+        const EntryPoint* fwd = find_entry_point(forward_name);
+        if (fwd == nullptr || !(selected(opts, *fwd) || selected(opts, bwd))) continue;
+        for (const Layout* l : layouts_of(opts, bwd)) {
+          if (std::find(fwd->layouts.begin(), fwd->layouts.end(), l->format) ==
+              fwd->layouts.end()) {
+            continue;
+          }
+          adjoint.emplace_back();
+          adjoint.back().forward = fwd;
+          adjoint.back().backward = &bwd;
+          adjoint.back().layout = l;
         }
-        adjoint.emplace_back();
-        adjoint.back().forward = fwd;
-        adjoint.back().backward = &bwd;
-        adjoint.back().layout = l;
       }
     }
   }

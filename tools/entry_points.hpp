@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct CallArgs {
   const aclIntArray* input_size = nullptr;  // backward only
   bool align_corners = false;
   std::array<double, 3> scales{0.0, 0.0, 0.0};
+  // dst / src size of every dim, in the tensors' dim order (aclnnResize's `scales`).
+  const aclFloatArray* dim_scales = nullptr;
 };
 
 using GetWorkspaceSizeFn = aclnnStatus (*)(const CallArgs& args, uint64_t* workspace_size,
@@ -45,11 +48,14 @@ using LaunchFn = aclnnStatus (*)(void* workspace, uint64_t workspace_size, aclOp
 enum class ScaleRule {
   kPerAxis,    // each scale > 0 is used, a scale <= 0 means "not given" for its axis
   kAllOrNone,  // the scales are used only if every one is > 0 (CANN's trilinear)
-  kIgnored,    // the ratio comes from the sizes (CANN's Bilinear2dBackward V1)
+  kIgnored,    // the ratio comes from the sizes (Bilinear2dBackward V1, Nearest1d/2d, Resize)
 };
 
 struct EntryPoint {
   const char* name;
+  // Rows of one entry point that differ in an argument the harness does not vary otherwise
+  // (aclnnResize's mode string) carry it here; printed as "name(variant)". nullptr: none.
+  const char* variant = nullptr;
   Direction direction = Direction::kForward;
   reference::Mode mode = reference::Mode::kLinear;
   bool antialias = false;
@@ -58,20 +64,33 @@ struct EntryPoint {
   std::vector<aclDataType> dtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
   bool has_align_corners = true;
   ScaleRule scale_rule = ScaleRule::kPerAxis;
+  // The scale parameters are float (Nearest1dV2 / Nearest2dV2): the harness rounds the scales
+  // of a case to float before passing them, and gives the reference the rounded values.
+  bool float_scales = false;
   // Backward only: inputSize lists a channels-last gradInput's dims in format order
-  // (N, spatial..., C) instead of N, C, spatial.... (Bilinear2dBackward V1 reads the order from
-  // `out`'s format and V2 from gradOut's; the check gives both tensors one layout, so the two
-  // rules coincide here.)
+  // (N, spatial..., C) instead of N, C, spatial.... (Bilinear2dBackward V1 and
+  // Bicubic2dBackward read the order from the out / gradInput format, Bilinear2dBackwardV2 and
+  // Nearest2dBackward from gradOut's; the check gives both tensors one layout, so the two rules
+  // coincide here.)
   bool input_size_in_format_order = false;
-  // Backward only: the forward entry point whose transpose this is (the adjoint check pairs
-  // them); nullptr when there is none.
-  const char* adjoint_of = nullptr;
+  // Backward only: the forward entry points whose transpose this is (the adjoint check pairs
+  // each of them with this one).
+  std::vector<const char*> adjoint_of = {};
   GetWorkspaceSizeFn get_workspace_size = nullptr;
   LaunchFn launch = nullptr;
 };
 
 const std::vector<EntryPoint>& all_entry_points();
+// The first row named `name` (an entry point with variants has one row per variant).
 const EntryPoint* find_entry_point(std::string_view name);
+// "name" or "name(variant)".
+std::string display_name(const EntryPoint& entry);
+// Nearest and nearest-exact forward (aclnnResize's "nearest" included) copy elements: their
+// results must equal the reference's bit for bit in every dtype.
+bool bit_exact(const EntryPoint& entry);
+
+// The scales a case passes to the entry point: `given`, rounded to float for float_scales.
+std::array<double, 3> passed_scales(const EntryPoint& entry, const std::array<double, 3>& given);
 
 // The scales the entry point resamples with, given the ones it was called with (<= 0 entries
 // mean "not given", as in reference::Problem::scales).

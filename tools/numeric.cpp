@@ -17,6 +17,7 @@ const std::vector<DTypeInfo>& all_dtypes() {
       {"float16", ACL_FLOAT16, 2, 10, -14},
       {"bfloat16", ACL_BF16, 2, 7, -126},
       {"float64", ACL_DOUBLE, 8, 52, -1022},
+      {"uint8", ACL_UINT8, 1, 0, 0, /*integer=*/true},
   };
   return kDTypes;
 }
@@ -48,6 +49,11 @@ void store(const DTypeInfo& dtype, double value, void* dst) {
     case ACL_DOUBLE:
       std::memcpy(dst, &value, sizeof value);
       return;
+    case ACL_UINT8: {
+      const uint8_t u = float_to_u8(static_cast<float>(value));
+      std::memcpy(dst, &u, sizeof u);
+      return;
+    }
     default:
       std::abort();  // all_dtypes() lists only the cases above
   }
@@ -75,6 +81,11 @@ double load(const DTypeInfo& dtype, const void* src) {
       std::memcpy(&d, src, sizeof d);
       return d;
     }
+    case ACL_UINT8: {
+      uint8_t u;
+      std::memcpy(&u, src, sizeof u);
+      return u;
+    }
     default:
       std::abort();
   }
@@ -86,7 +97,15 @@ double round_to(const DTypeInfo& dtype, double value) {
   return load(dtype, bytes);
 }
 
+bool same_bits(const DTypeInfo& dtype, double a, double b) {
+  unsigned char bytes_a[sizeof(double)], bytes_b[sizeof(double)];
+  store(dtype, a, bytes_a);
+  store(dtype, b, bytes_b);
+  return std::memcmp(bytes_a, bytes_b, dtype.bytes) == 0;
+}
+
 double ulp_at(const DTypeInfo& dtype, double value) {
+  if (dtype.integer) return 1.0;
   int exponent = 0;
   // frexp: |value| = m * 2^exponent with m in [0.5, 1), so the binade is 2^(exponent - 1).
   const bool normal_range = value != 0.0 && std::isfinite(value);
@@ -95,9 +114,12 @@ double ulp_at(const DTypeInfo& dtype, double value) {
   return std::ldexp(1.0, binade - dtype.fraction_bits);
 }
 
-double error_ratio(const DTypeInfo& dtype, Direction direction, double ours, double ref) {
+double error_ratio(const DTypeInfo& dtype, Direction direction, bool exact, double ours,
+                   double ref) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (exact || dtype.integer) return same_bits(dtype, ours, round_to(dtype, ref)) ? 0.0 : kInf;
   if (std::isnan(ours) || std::isnan(ref)) {
-    return std::isnan(ours) && std::isnan(ref) ? 0.0 : std::numeric_limits<double>::infinity();
+    return std::isnan(ours) && std::isnan(ref) ? 0.0 : kInf;
   }
   if (ours == ref) return 0.0;  // also equal infinities, whose difference is NaN
   const double err = std::fabs(ours - ref);

@@ -15,21 +15,26 @@ struct DTypeInfo {
   const char* name;  // as accepted by --dtype and printed
   aclDataType acl;
   size_t bytes;
-  int fraction_bits;  // explicit mantissa bits
-  int min_exponent;   // exponent of the smallest normal binade
+  int fraction_bits;  // explicit mantissa bits (floating dtypes)
+  int min_exponent;   // exponent of the smallest normal binade (floating dtypes)
+  bool integer = false;  // uint8: values are integers, one unit apart
 };
 
-// Every floating dtype the check knows, in the order rows are printed.
+// Every dtype the check knows, in the order rows are printed.
 const std::vector<DTypeInfo>& all_dtypes();
 const DTypeInfo* find_dtype(std::string_view name);
 
 // `value` must be representable in the dtype (see round_to).
 void store(const DTypeInfo& dtype, double value, void* dst);
 double load(const DTypeInfo& dtype, const void* src);
-// The dtype value nearest to `value` (ties to even), as a double.
+// The dtype value nearest to `value` (ties to even; uint8 saturates to [0, 255]), as a double.
 double round_to(const DTypeInfo& dtype, double value);
+// Whether `a` and `b` (values representable in the dtype) have the same bytes in the dtype:
+// unlike ==, +0 and -0 differ, and two NaNs with the same payload are equal.
+bool same_bits(const DTypeInfo& dtype, double a, double b);
 
-// Spacing of the dtype's values in the binade of |value| (subnormal spacing near zero).
+// Spacing of the dtype's values in the binade of |value| (subnormal spacing near zero); 1 for
+// integer dtypes.
 double ulp_at(const DTypeInfo& dtype, double value);
 
 // How far `ours` is from the float64 reference `ref`, in units of what the dtype may miss by:
@@ -38,6 +43,9 @@ double ulp_at(const DTypeInfo& dtype, double value);
 // of the dtype at ref, or the float32 tolerance plus half an ulp -- the second form covers
 // near-zero results of cancellation, where the float32 computation error before the final
 // rounding exceeds the dtype's tiny ulp there. A NaN on one side only never passes.
-double error_ratio(const DTypeInfo& dtype, Direction direction, double ours, double ref);
+// `exact` (nearest forward, and every uint8 result): the reference rounded to the dtype must
+// have the same bits as ours; 0 when it does, infinity when it does not.
+double error_ratio(const DTypeInfo& dtype, Direction direction, bool exact, double ours,
+                   double ref);
 
 }  // namespace upsample::cli
