@@ -95,10 +95,23 @@ template <typename W>
 AxisTable<W> build_cubic(const AxisSpec& s) {
   const W r = geometry::ratio<W>(s.in_len, s.out_len, s.align_corners, s.scale);
   TableBuilder<W> b(s.out_len, s.in_len, 4);
+  const double far_end = static_cast<double>(s.in_len) + 2.0;
   for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const W x = geometry::cubic_source_index<W>(r, dst, s.align_corners);
-    const int64_t i = std::min(static_cast<int64_t>(std::floor(x)), s.in_len - 1);
-    const W t = std::clamp(x - static_cast<W>(i), W(0), W(1));
+    const double x = geometry::cubic_source_index(static_cast<double>(r), dst, s.align_corners);
+    int64_t i;
+    W t;
+    if (s.for_backward) {
+      const W xb = geometry::cubic_source_index_backward<W>(r, dst, s.align_corners);
+      i = std::min(static_cast<int64_t>(std::floor(xb)), s.in_len - 1);
+      i = std::max<int64_t>(i, -2);  // a far-negative coordinate reads only element 0 anyway
+      t = std::clamp(xb - static_cast<W>(i), W(0), W(1));
+    } else if (x >= -3.0 && x <= far_end) {
+      i = geometry::cubic_tap(x);
+      t = static_cast<W>(x - static_cast<double>(i));
+    } else {  // far outside (only with a scale that disagrees with the sizes): every tap is the
+      i = x < 0 ? -2 : s.in_len + 1;  // border element; a centred tap keeps the weights exact
+      t = W(0);
+    }
     W coeffs[4];
     geometry::cubic_coefficients<W>(t, static_cast<W>(geometry::kCubicA), coeffs);
     for (int k = 0; k < 4; ++k) b.tap(std::clamp<int64_t>(i - 1 + k, 0, s.in_len - 1), coeffs[k]);

@@ -21,6 +21,9 @@ struct AxisSpec {
   int64_t in_len = 1;
   int64_t out_len = 1;
   double scale = 0.0;  // user scale (out/in); <= 0: not given
+  // The table will be transposed for a backward pass. Only bicubic cares: PyTorch 1.13 rounds
+  // its coordinate differently in forward and backward (Note [cubic source index]).
+  bool for_backward = false;
 };
 
 template <typename W>

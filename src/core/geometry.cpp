@@ -23,4 +23,11 @@ double linear_source_index(double ratio, int64_t dst, bool align_corners) {
   return x < 0.0 ? 0.0 : x;
 }
 
+double cubic_source_index(double ratio, int64_t dst, bool align_corners) {
+  if (align_corners) return ratio * static_cast<double>(dst);
+  return ratio * (static_cast<double>(dst) + 0.5) - 0.5;
+}
+
+int64_t cubic_tap(double x) { return static_cast<int64_t>(std::floor(static_cast<float>(x))); }
+
 }  // namespace upsample::geometry

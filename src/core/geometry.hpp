@@ -51,32 +51,48 @@ int64_t nearest_exact_index(int64_t dst, int64_t in_len, int64_t out_len, double
 double linear_source_index(double ratio, int64_t dst, bool align_corners);
 
 // Note [cubic source index]
-// As Note [linear source index] but NOT clamped at 0 (cubic = true: the negative coordinate
-// changes the weights), evaluated in T (PyTorch's opmath type).
+// PyTorch 1.13's bicubic forward: the ratio is rounded to T (opmath), but the coordinate is
+// formed in double like the linear one, NOT clamped at 0 (cubic = true: a negative coordinate
+// changes the weights):
+//   align_corners: x = ratio * dst;   otherwise: x = ratio * (dst + 0.5) - 0.5.
+// The tap is floorf(float(x)) - the coordinate is rounded to float before flooring, even for
+// double data - and the fraction t = x - floor is NOT clamped (it can be slightly negative when
+// the float rounding crossed an integer). Reproduced literally: it picks the same weights as
+// PyTorch in every configuration we sampled.
+double cubic_source_index(double ratio, int64_t dst, bool align_corners);
+int64_t cubic_tap(double x);
+
+// PyTorch 1.13's bicubic BACKWARD instead evaluates the coordinate in T, clamps the tap to
+// in - 1 and t to [0, 1] (guard_index_and_lambda); backward tables follow that rule. The two
+// differ only by the rounding of the coordinate, so the backward is still the adjoint of the
+// forward up to rounding (the cubic interpolant is continuous across taps).
 template <typename T>
-T cubic_source_index(T ratio, int64_t dst, bool align_corners) {
+T cubic_source_index_backward(T ratio, int64_t dst, bool align_corners) {
   if (align_corners) return ratio * static_cast<T>(dst);
   return ratio * (static_cast<T>(dst) + static_cast<T>(0.5)) - static_cast<T>(0.5);
 }
 
 // Note [cubic coefficients]
 // Keys' cubic convolution with A = -0.75 (OpenCV's value; PyTorch get_cubic_upsample_coefficients)
-// for the taps floor(x)-1 .. floor(x)+2 at fraction t.
+// for the taps floor(x)-1 .. floor(x)+2 at fraction t, evaluated in T with PyTorch's argument
+// forms t + 1, t, 1 - t and (1 - t) + 1 (two roundings for the last, as PyTorch).
 template <typename T>
 void cubic_coefficients(T t, T A, T coeffs[4]) {
   auto near = [A](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
   auto far = [A](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  const T one_minus_t = T(1) - t;
   coeffs[0] = far(t + T(1));
   coeffs[1] = near(t);
-  coeffs[2] = near(T(1) - t);
-  coeffs[3] = far(T(2) - t);
+  coeffs[2] = near(one_minus_t);
+  coeffs[3] = far(one_minus_t + T(1));
 }
 
 // Note [identity axes]
 // An axis whose length does not change is copied, not resampled: PyTorch's linear helper
 // (compute_source_index_and_lambda) returns the taps (dst, 1) and (dst, 0) regardless of the
-// scale, and its antialias path copies at ratio 1. PyTorch evaluates the zero-weight tap, so an
-// infinite input becomes NaN there; we skip the pass and keep it (docs/numerics.md, deviation 1).
+// scale, and its antialias weights at ratio 1 are a copy. PyTorch evaluates the zero-weight tap,
+// so an infinite input becomes NaN there; we skip the pass and keep it (docs/numerics.md,
+// deviation 1).
 
 inline constexpr double kCubicA = -0.75;          // bicubic without antialias
 inline constexpr double kCubicAntialiasA = -0.5;  // bicubic with antialias (Pillow's value)
@@ -89,12 +105,15 @@ T triangle_filter(T x) {
   if (x < T(0)) x = -x;
   return x < T(1) ? T(1) - x : T(0);
 }
+// PyTorch 1.13 writes a as a double literal, so the |x| < 1 branch is evaluated in double and
+// rounded to T; the other branch is T arithmetic (its final product by -0.5 is exact).
 template <typename T>
 T antialias_cubic_filter(T x) {
-  const T a = static_cast<T>(kCubicAntialiasA);
+  constexpr double a = kCubicAntialiasA;
   if (x < T(0)) x = -x;
-  if (x < T(1)) return ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
-  if (x < T(2)) return (((x - T(5)) * x + T(8)) * x - T(4)) * a;
+  const double xd = static_cast<double>(x);
+  if (x < T(1)) return static_cast<T>(((a + 2.0) * xd - (a + 3.0)) * xd * xd + 1.0);
+  if (x < T(2)) return static_cast<T>((((x - T(5)) * x + T(8)) * x - T(4)) * a);
   return T(0);
 }
 
