@@ -40,7 +40,10 @@ TEST(Geometry, LinearSourceIndex) {
 }
 
 TEST(Geometry, CubicSourceIndexIsNotClamped) {
-  EXPECT_FLOAT_EQ(geometry::cubic_source_index<float>(0.5f, 0, false), -0.25f);
+  EXPECT_DOUBLE_EQ(geometry::cubic_source_index(0.5, 0, false), -0.25);
+  EXPECT_EQ(geometry::cubic_tap(-0.25), -1);
+  // PyTorch floors the coordinate after rounding it to float: 14.999999999999998 -> 15.
+  EXPECT_EQ(geometry::cubic_tap(15.0 / 13.0 * 13.0), 15);
 }
 
 TEST(Geometry, NearestAndNearestExactIndices) {
