@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "commands.hpp"
 
 namespace {
 
@@ -19,6 +20,12 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"resize", "resample an image file (PNG, JPEG, BMP, TGA) with any mode",
+     upsample::cli::run_resize},
+    {"bench", "time the standard workloads or custom shapes against a memory floor",
+     upsample::cli::run_bench},
+    {"demo", "resample a synthetic test image with every mode; contact sheet, check, bench",
+     upsample::cli::run_demo},
     {"check", "run every aclnn entry point against the float64 reference",
      upsample::cli::run_check},
 };
