@@ -94,6 +94,7 @@ class Reporter:
         for key in sorted(self.notes):
             n, ex = self.notes[key]
             print("note: %s: %d case(s)%s" % (key, n, ("; e.g. " + ex) if ex else ""))
+        print_error_summary()
         print("time %.1f s" % (time.time() - t0))
         print("%d passed, %d failed" % (self.passed, self.failed))
         return 1 if self.failed else 0
@@ -619,6 +620,40 @@ def _ulp(vals, dtype):
     return np.exp2(e - mant)
 
 
+# Largest error observed per (entry point, dtype): the evidence behind "matches PyTorch within ...".
+# Relative error is |ours - ref| / max(1, |ref|) over finite elements; for float16/bfloat16 also
+# the distance in ulps of the dtype; bit-exact comparisons record 0.
+MAX_ERRORS = {}
+
+
+def note_error(api, dtype, got, ref_d, exact=False):
+    key = (api, DTYPE_NAMES.get(dtype, str(dtype)))
+    entry = MAX_ERRORS.setdefault(key, {"rel": 0.0, "ulp": 0, "exact": exact, "cases": 0})
+    entry["cases"] += 1
+    entry["exact"] = entry["exact"] and exact
+    if exact:
+        return
+    got = np.asarray(got, dtype=np.float64)
+    ref_d = np.asarray(ref_d, dtype=np.float64)
+    fin = np.isfinite(got) & np.isfinite(ref_d)
+    if fin.any():
+        rel = np.abs(got[fin] - ref_d[fin]) / np.maximum(1.0, np.abs(ref_d[fin]))
+        entry["rel"] = max(entry["rel"], float(rel.max()))
+        if dtype in (ACL_FLOAT16, ACL_BF16):
+            dist = np.abs(_ordinal(got[fin], dtype) - _ordinal(ref_d[fin], dtype))
+            entry["ulp"] = max(entry["ulp"], int(dist.max()))
+
+
+def print_error_summary():
+    print("largest error against PyTorch, per entry point and dtype "
+          "(rel = |ours - ref| / max(1, |ref|); ulp = float16/bfloat16 distance):")
+    for (api, dt), e in sorted(MAX_ERRORS.items()):
+        what = "bit-exact" if e["exact"] else "rel %.3g%s" % (
+            e["rel"], (", %d ulp" % e["ulp"]) if dt in ("f16", "bf16", "float16", "bfloat16")
+            else "")
+        print("  %-38s %-9s %5d cases  %s" % (api, dt, e["cases"], what))
+
+
 def compare_bits(got_raw, exp_raw, what="reference"):
     if got_raw.shape != exp_raw.shape:
         return "shape %s vs %s %s" % (got_raw.shape, what, exp_raw.shape)
@@ -633,14 +668,17 @@ def compare_bits(got_raw, exp_raw, what="reference"):
                             int(e[i]), exp_raw[i])
 
 
-def compare_values(dtype, backward, got, ref, refabs=None):
+def compare_values(dtype, backward, got, ref, refabs=None, api=None):
     """got: the library's values (float64), ref: the float32 / float64 reference, refabs:
-    sum|w*x| (f16 / bf16 allowance). '' when they agree, else a description."""
+    sum|w*x| (f16 / bf16 allowance). '' when they agree, else a description. With `api`, the
+    error is recorded for print_error_summary()."""
     got = np.asarray(got, dtype=np.float64)
     if dtype in (ACL_FLOAT16, ACL_BF16):
         ref_d = aclnn.round_to_dtype(ref.astype(np.float32), dtype).astype(np.float64)
     else:
         ref_d = ref.astype(np.float64)
+    if api is not None and got.shape == ref_d.shape:
+        note_error(api, dtype, got, ref_d)
     if got.shape != ref_d.shape:
         return "shape %s vs reference %s" % (got.shape, ref_d.shape)
     problems = []
@@ -720,8 +758,10 @@ def evaluate(case, src_raw, got_raw, report):
                 report.note("uint8 %s forward: torch's uint8 result differs from the "
                             "float32-index gather" % kind, case.describe())
             msg = compare_bits(got_raw, tref, "torch uint8 result")
+            note_error(op.api, dtype, None, None, exact=not msg)
         else:
             msg = compare_bits(got_raw, exp, "float32-index gather of the source bits")
+            note_error(op.api, dtype, None, None, exact=not msg)
             if dtype == ACL_DOUBLE:
                 t64 = torch_nearest_forward(kind, rank, values_of(src_raw, dtype),
                                             list(case.out_sz), list(sc))
@@ -755,7 +795,8 @@ def evaluate(case, src_raw, got_raw, report):
         ax = np.where(np.isfinite(x), np.abs(x), 0.0)
         refabs = abs_weight_apply(kind, rank, op.backward, ax, case.in_sz, case.out_sz,
                                   case.align, sc)
-    cmp = compare_values(dtype, op.backward, got, ref, refabs)
+    cmp = compare_values(dtype, op.backward, got, ref, refabs,
+                         api=None if (case.nonfinite and case.identity_axes()) else op.api)
     ident = case.identity_axes()
     if cmp and case.nonfinite and ident:
         alt = torch_ref(kind, rank, op.backward, x, case.in_sz, case.out_sz, case.align, sc,

@@ -37,6 +37,7 @@ import numpy as np
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aclnn  # noqa: E402
+import parity_common  # noqa: E402  (the per-entry-point error summary)
 from aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NCDHW,  # noqa: E402
                    ACL_FORMAT_NCHW, ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NDHWC,
                    ACL_FORMAT_NHWC, DTYPE_NAMES, FORMAT_NAMES, IntArray, TensorBuf)
@@ -289,6 +290,8 @@ def compare(case, got, ref, refabs=None):
         ref_d = ref.astype(np.float64)
     if got.shape != ref_d.shape:
         return "shape %s vs reference %s" % (got.shape, ref_d.shape)
+    if not case.nonfinite:
+        parity_common.note_error(case.op.api, case.dtype, got, ref_d)
     problems = []
     gnan, rnan = np.isnan(got), np.isnan(ref_d)
     bad_nan = gnan != rnan
@@ -691,6 +694,7 @@ def main():
     if not missing:
         check_determinism(report)
     acl.finalize()
+    parity_common.print_error_summary()
     print("time %.1f s" % (time.time() - t0))
     print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
     return 1 if counts["failed"] else 0
