@@ -175,11 +175,13 @@ void choose_plane_mode(const std::vector<int>& order, const std::vector<int>& pa
   impl->batch = batch;
   impl->block = std::clamp<int64_t>(kBlockScratch / std::max<int64_t>(slice, 1), 1, batch);
   impl->slots = std::clamp(default_num_threads(), 1, 64);
-  impl->region_offset[0] = 0;
-  impl->region_offset[1] = align_up(static_cast<size_t>(region_bytes[0] * impl->block));
+  impl->slot_region_offset[0] = 0;
+  impl->slot_region_offset[1] = align_up(static_cast<size_t>(region_bytes[0] * impl->block));
   impl->slot_bytes =
-      impl->region_offset[1] + align_up(static_cast<size_t>(region_bytes[1] * impl->block));
-  impl->workspace_bytes = impl->slot_bytes * static_cast<size_t>(impl->slots);
+      impl->slot_region_offset[1] + align_up(static_cast<size_t>(region_bytes[1] * impl->block));
+  // Tensor mode stays available (execute() picks per call), so the workspace covers both.
+  impl->workspace_bytes =
+      std::max(impl->workspace_bytes, impl->slot_bytes * static_cast<size_t>(impl->slots));
 }
 
 // Runs items [begin, end) of one step with the given buffer addresses.
@@ -226,12 +228,13 @@ void execute_planes(const Plan::Impl& p, const void* src, void* dst, unsigned ch
     for (int64_t b0 = first; b0 < last; b0 += p.block) {
       const int64_t nb = std::min(p.block, last - b0);
       for (const PlanStep& step : p.steps) {
-        const void* in = step.in.kind == BufferRef::kUserSrc
-                             ? static_cast<const unsigned char*>(src) + b0 * step.in_batch_bytes
-                             : static_cast<const void*>(slot + p.region_offset[step.in.region]);
+        const void* in =
+            step.in.kind == BufferRef::kUserSrc
+                ? static_cast<const unsigned char*>(src) + b0 * step.in_batch_bytes
+                : static_cast<const void*>(slot + p.slot_region_offset[step.in.region]);
         void* out = step.out.kind == BufferRef::kUserDst
                         ? static_cast<unsigned char*>(dst) + b0 * step.out_batch_bytes
-                        : static_cast<void*>(slot + p.region_offset[step.out.region]);
+                        : static_cast<void*>(slot + p.slot_region_offset[step.out.region]);
         run_step(p, step, in, out, 0, cpu::pass_items(step.shape) / p.batch * nb);
       }
     }
@@ -536,9 +539,14 @@ Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
   }
   const int threads = ctx.num_threads > 0 ? ctx.num_threads : default_num_threads();
   auto* ws = static_cast<unsigned char*>(workspace);
+  // Plane mode unless the slices would split unevenly between threads (e.g. 3 slices on 2
+  // threads): then every pass is split by rows instead. Both give the same bits.
   if (p->plane_mode) {
-    execute_planes(*p, src, dst, ws, threads);
-    return Status::Ok();
+    const int64_t team = std::min<int64_t>({threads, p->slots, p->batch});
+    if (p->batch % team == 0 || p->batch >= 4 * team) {
+      execute_planes(*p, src, dst, ws, threads);
+      return Status::Ok();
+    }
   }
   auto resolve_in = [&](const BufferRef& r) -> const void* {
     if (r.kind == BufferRef::kUserSrc) return src;

@@ -38,8 +38,8 @@ struct Plan::Impl {
   std::vector<cpu::PassTable<float>> tables_f32;
   std::vector<cpu::PassTable<double>> tables_f64;
   std::vector<PlanStep> steps;
-  size_t region_offset[2] = {0, 0};
-  size_t workspace_bytes = 0;
+  size_t region_offset[2] = {0, 0};  // tensor mode: the two ping-pong regions
+  size_t workspace_bytes = 0;        // enough for tensor mode and, if planned, plane mode
   // Plane mode: the leading dims that no pass resamples form `batch` independent slices; each
   // thread runs every step on blocks of `block` slices with its own cache-sized scratch slot
   // (slot t at t * slot_bytes), so intermediates never leave the cache.
@@ -48,6 +48,7 @@ struct Plan::Impl {
   int64_t block = 1;
   int slots = 1;
   size_t slot_bytes = 0;
+  size_t slot_region_offset[2] = {0, 0};  // plane mode: the regions inside a slot
 };
 
 }  // namespace upsample

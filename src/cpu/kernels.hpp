@@ -38,6 +38,9 @@ struct PassTable {
   std::vector<W> padded_weight;
   std::vector<int32_t> padded_count;
   bool uniform = false;
+  // Every row's taps are consecutive source indices (antialias, linear away from the border):
+  // scalar loops can then walk the source with a pointer instead of loading each index.
+  bool consecutive_taps = false;
   // Windowed form of the padded table, per block of `window_lanes` consecutive rows: when every
   // tap of the block lies in [base, base + window_lanes * kind), the kernel loads those 1 to 4
   // vectors once and permutes them (no gathers: gathers are slow on several CPUs). kind 0 =

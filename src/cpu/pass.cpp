@@ -120,6 +120,15 @@ void gather_copy_typed(const PassShape& s, const int64_t* index, const T* src, T
 
 template <typename W>
 PassTable<W>::PassTable(AxisTable<W> t) : table(std::move(t)) {
+  consecutive_taps = true;
+  for (int64_t r = 0; r < table.rows && consecutive_taps; ++r) {
+    for (int64_t e = table.offsets[r] + 1; e < table.offsets[r + 1]; ++e) {
+      if (table.index[e] != table.index[e - 1] + 1) {
+        consecutive_taps = false;
+        break;
+      }
+    }
+  }
   if constexpr (std::is_same_v<W, float>) {
     const int64_t taps = table.max_taps();
     const int64_t rows = (table.rows + kPadLanes - 1) / kPadLanes * kPadLanes;

@@ -5,6 +5,8 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
+#include <algorithm>
+
 #include "cpu/kernels.hpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -108,10 +110,27 @@ void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* s
           acc = Accumulate(d, di, p, r, acc, tap, k);
         }
       } else {
-        for (int64_t k = 0; k < p.padded_taps; ++k) {
-          const auto idx = hn::LoadU(di, p.padded_index.data() + k * stride + r);
-          acc = Accumulate(d, di, p, r, acc, hn::GatherIndex(d, x, idx), k);
+        // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
+        // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
+        // arithmetic as the vector paths, so the choice never changes a bit.
+        const AxisTable<float>& t = p.table;
+        for (int64_t j = r; j < std::min(r + lanes, s.rows); ++j) {
+          const int64_t e0 = t.offsets[j], e1 = t.offsets[j + 1];
+          if (e0 == e1) {
+            out[j] = 0.0f;
+            continue;
+          }
+          const float* w = t.weight.data() + e0;
+          float sum = w[0] * x[t.index[e0]];
+          if (p.consecutive_taps) {
+            const float* xs = x + t.index[e0];
+            for (int64_t k = 1; k < e1 - e0; ++k) sum = sum + w[k] * xs[k];
+          } else {
+            for (int64_t e = e0 + 1; e < e1; ++e) sum = sum + t.weight[e] * x[t.index[e]];
+          }
+          out[j] = sum;
         }
+        continue;
       }
       if (r + lanes <= s.rows) {
         hn::StoreU(acc, d, out + r);
