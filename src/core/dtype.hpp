@@ -36,7 +36,9 @@ inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exponent = (h >> 10) & 0x1fu;
   uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0x1f) return bits_to_float(sign | 0x7f800000u | (mantissa << 13));  // inf/NaN
+  if (exponent == 0x1f) {  // inf, or NaN made quiet as x86's vcvtph2ps does
+    return bits_to_float(sign | 0x7f800000u | (mantissa ? 0x400000u : 0u) | (mantissa << 13));
+  }
   if (exponent != 0) return bits_to_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
   if (mantissa == 0) return bits_to_float(sign);
   // Subnormal half: value = mantissa * 2^-24, exact in float.
@@ -48,9 +50,10 @@ inline uint16_t float_to_half(float f) {
   const uint32_t u = float_to_bits(f);
   const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // inf or NaN (keep NaN quiet and non-zero)
-    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs > 0x7f800000u) {  // NaN: quiet, payload truncated, as x86's vcvtps2ph does
+    return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));
   }
+  if (abs == 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u);
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520
   if (abs < 0x38800000u) {
     // Result is subnormal (or zero) in half: round abs / 2^-24 to an integer, ties to even.

@@ -191,6 +191,9 @@ void run_step(const Plan::Impl& p, const PlanStep& step, const void* in, void* o
     case PlanStep::Kind::kStridedCopy:
       cpu::run_strided_copy(step.copy, in, out, begin, end);
       break;
+    case PlanStep::Kind::kConvert:
+      cpu::run_convert(step.in_type, in, step.out_type, out, begin, end);
+      break;
     case PlanStep::Kind::kGatherCopy:
       if (p.acc_type == DType::kFloat64) {
         cpu::run_gather_copy(step.shape, p.tables_f64[step.table].table.index.data(),
@@ -297,6 +300,10 @@ std::string Plan::describe() const {
         break;
       case PlanStep::Kind::kStridedCopy:
         os << "strided copy " << dtype_name(s.in_type);
+        break;
+      case PlanStep::Kind::kConvert:
+        os << "convert " << s.shape.outer << " elements " << dtype_name(s.in_type) << "->"
+           << dtype_name(s.out_type);
         break;
     }
     os << " [" << (s.in.kind == BufferRef::kUserSrc ? "src" : "ws") << " -> "
@@ -423,6 +430,20 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
     return strides;
   };
 
+  auto needs_float32_copy = [](DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; };
+  auto convert_step = [&](BufferRef in, DType from, BufferRef out, DType to,
+                          const std::array<int64_t, kMaxRank>& sizes) {
+    PlanStep step;
+    step.kind = PlanStep::Kind::kConvert;
+    step.in = in;
+    step.out = out;
+    step.in_type = from;
+    step.out_type = to;
+    step.shape.outer = 1;  // elementwise: one row of numel elements
+    for (int d = 0; d < rank; ++d) step.shape.outer *= sizes[d];
+    return step;
+  };
+
   // Tables, one per spatial axis (transposed for backward).
   std::vector<int> pass_axes;
   std::vector<int> table_of_axis(rank, -1);
@@ -495,18 +516,35 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
       step.shape.rows = rows;
       std::array<int64_t, kMaxRank> next = cur;
       next[dim] = rows;
-      step.in_type = cur_type;
       // A unit-tap pass (nearest forward) moves values, so it keeps the storage type exactly.
-      step.out_type = last ? dst.dtype : (unit ? cur_type : impl->acc_type);
-      step.kind = unit && step.in_type == step.out_type ? PlanStep::Kind::kGatherCopy
-                                                        : PlanStep::Kind::kPass;
+      const DType out_type = last ? dst.dtype : (unit ? cur_type : impl->acc_type);
+      step.kind =
+          unit && cur_type == out_type ? PlanStep::Kind::kGatherCopy : PlanStep::Kind::kPass;
+      // float16 / bfloat16 arithmetic passes run on float32 copies (vectorised conversions on
+      // both sides): the same values as converting per element, at SIMD speed.
+      if (step.kind == PlanStep::Kind::kPass && needs_float32_copy(cur_type)) {
+        const BufferRef region = new_region(DType::kFloat32, cur);
+        impl->steps.push_back(convert_step(cur_ref, cur_type, region, DType::kFloat32, cur));
+        cur_ref = region;
+        cur_type = DType::kFloat32;
+      }
+      const bool convert_out = step.kind == PlanStep::Kind::kPass && needs_float32_copy(out_type);
+      step.in_type = cur_type;
+      step.out_type = convert_out ? DType::kFloat32 : out_type;
       step.in = cur_ref;
-      step.out =
-          last && dst_dense ? BufferRef{BufferRef::kUserDst, -1} : new_region(step.out_type, next);
+      step.out = last && dst_dense && !convert_out ? BufferRef{BufferRef::kUserDst, -1}
+                                                   : new_region(step.out_type, next);
       impl->steps.push_back(step);
       cur_ref = step.out;
       cur_type = step.out_type;
       cur = next;
+      if (convert_out) {
+        const BufferRef target =
+            last && dst_dense ? BufferRef{BufferRef::kUserDst, -1} : new_region(out_type, next);
+        impl->steps.push_back(convert_step(cur_ref, cur_type, target, out_type, cur));
+        cur_ref = target;
+        cur_type = out_type;
+      }
     }
     if (!dst_dense) {
       PlanStep step = dense_copy(cur, dense_strides(cur).data(), dst.strides.data(), dst.dtype);

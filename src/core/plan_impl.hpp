@@ -14,7 +14,7 @@ struct BufferRef {
 };
 
 struct PlanStep {
-  enum class Kind { kPass, kGatherCopy, kStridedCopy } kind = Kind::kPass;
+  enum class Kind { kPass, kGatherCopy, kStridedCopy, kConvert } kind = Kind::kPass;
   int axis = -1;   // logical dim resampled by a pass
   int table = -1;  // index into tables_f32 / tables_f64
   int64_t max_taps = 0;

@@ -82,6 +82,10 @@ int64_t strided_copy_items(const StridedCopy& copy);
 void run_strided_copy(const StridedCopy& copy, const void* src, void* dst, int64_t begin,
                       int64_t end);
 
+// Elementwise conversion of elements [begin, end) between a storage type and float32 (one of the
+// two is float32): the round trip of float16 / bfloat16 data around the float32 passes.
+void run_convert(DType from, const void* src, DType to, void* dst, int64_t begin, int64_t end);
+
 // Vectorised float32 kernels (Highway, dispatched once per call to the best target).
 void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
                   float* dst, int64_t begin, int64_t end);

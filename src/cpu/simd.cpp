@@ -7,6 +7,7 @@
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <algorithm>
 
+#include "core/dtype.hpp"
 #include "cpu/kernels.hpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -141,6 +142,64 @@ void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* s
   }
 }
 
+// float16 / bfloat16 <-> float32, rounding to nearest even. bfloat16 uses integer arithmetic
+// (Highway 1.0's DemoteTo truncates); float16 uses the x86 F16C instructions (round to nearest
+// even in hardware) and the scalar conversions elsewhere, whose NaN handling matches F16C's.
+void ToF32(DType from, const void* src, float* dst, int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const hn::Rebind<uint32_t, decltype(df)> du32;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto* in = static_cast<const uint16_t*>(src);
+  int64_t i = 0;
+  if (from == DType::kBFloat16) {
+    for (; i + lanes <= n; i += lanes) {
+      const auto wide = hn::PromoteTo(du32, hn::LoadU(du16, in + i));
+      hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(wide)), df, dst + i);
+    }
+    for (; i < n; ++i) dst[i] = bf16_to_float(in[i]);
+    return;
+  }
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
+  const auto* in16 = reinterpret_cast<const hwy::float16_t*>(in);
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::PromoteTo(df, hn::LoadU(df16, in16 + i)), df, dst + i);
+#endif
+  for (; i < n; ++i) dst[i] = half_to_float(in[i]);
+}
+
+void FromF32(DType to, const float* src, void* dst, int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const hn::Rebind<uint32_t, decltype(df)> du32;
+  const hn::Rebind<int32_t, decltype(df)> di32;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  auto* out = static_cast<uint16_t*>(dst);
+  int64_t i = 0;
+  if (to == DType::kBFloat16) {
+    for (; i + lanes <= n; i += lanes) {
+      const auto u = hn::BitCast(du32, hn::LoadU(df, src + i));
+      const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
+      const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du32, 0x7fffu), lsb)));
+      const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du32, 0x40u));
+      const auto magnitude = hn::BitCast(di32, hn::And(u, hn::Set(du32, 0x7fffffffu)));
+      const auto is_nan = hn::Gt(magnitude, hn::Set(di32, 0x7f800000));
+      const auto bits = hn::IfThenElse(hn::RebindMask(du32, is_nan), quiet, rounded);
+      hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, out + i);
+    }
+    for (; i < n; ++i) out[i] = float_to_bf16(src[i]);
+    return;
+  }
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
+  auto* out16 = reinterpret_cast<hwy::float16_t*>(out);
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::DemoteTo(df16, hn::LoadU(df, src + i)), df16, out16 + i);
+#endif
+  for (; i < n; ++i) out[i] = float_to_half(src[i]);
+}
+
 int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -155,6 +214,8 @@ HWY_EXPORT(VerticalF32);
 HWY_EXPORT(HorizontalF32);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(LanesF32);
+HWY_EXPORT(ToF32);
+HWY_EXPORT(FromF32);
 
 void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
                   float* dst, int64_t begin, int64_t end) {
@@ -169,6 +230,17 @@ void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const
 const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
 int64_t simd_lanes_f32() { return HWY_DYNAMIC_DISPATCH(LanesF32)(); }
+
+void run_convert(DType from, const void* src, DType to, void* dst, int64_t begin, int64_t end) {
+  if (to == DType::kFloat32) {
+    HWY_DYNAMIC_DISPATCH(ToF32)
+    (from, static_cast<const uint16_t*>(src) + begin, static_cast<float*>(dst) + begin,
+     end - begin);
+  } else {
+    HWY_DYNAMIC_DISPATCH(FromF32)
+    (to, static_cast<const float*>(src) + begin, static_cast<uint16_t*>(dst) + begin, end - begin);
+  }
+}
 
 }  // namespace upsample::cpu
 #endif  // HWY_ONCE
