@@ -1,5 +1,6 @@
-"""Shared machinery of the live-PyTorch parity tests of the nearest, nearest-exact, bicubic,
-antialias and Resize entry points (test_parity_nearest.py, test_parity_cubic_aa.py).
+"""Shared machinery of the live-PyTorch parity tests of every entry point: linear family
+(test_parity_linear.py), nearest, nearest-exact and Resize (test_parity_nearest.py), bicubic and
+antialias (test_parity_cubic_aa.py).
 
 What is here (nothing knows about one particular entry point; the test scripts list the
 operators, their rules and their cases):
@@ -17,11 +18,17 @@ operators, their rules and their cases):
 * `evaluate`: bit-exact comparison (nearest forward) or the tolerances of docs/numerics.md, the
   documented skips (torch's nearest backward short-cuts, torch's bicubic backward copy) and the
   identity-copy deviation;
-* `gen_cases`: the common case list (random / structural / ratio / scale / view / non-finite);
-* the determinism check across UPSAMPLE_NUM_THREADS (subprocesses).
+* `gen_cases`: the common case list (random / structural / ratio / scale / view / non-finite),
+  built from blocks (`special_size_cases`, `integer_ratio_cases`, `large_case`, `pattern_cases`,
+  `scale_cases`, `strided_cases`, `nonfinite_cases`) that a suite with its own list
+  (test_parity_linear.py) combines itself;
+* the determinism check across UPSAMPLE_NUM_THREADS (subprocesses) and `run_main`, the body of
+  every parity script.
 
-torch runs with ATEN_CPU_CAPABILITY=default (no FMA contraction), one thread, as in
-test_parity_linear.py.
+torch runs with ATEN_CPU_CAPABILITY=default, one thread: PyTorch's AVX2/AVX512 kernel builds let
+the compiler fuse `a*b + c` into FMAs (in the double source coordinate and in the float
+interpolation), so their last bits depend on the build; the library evaluates the formulas
+literally, and ATen's plain C++ "default" kernels evaluate the same formulas without contraction.
 """
 
 import ctypes
@@ -314,14 +321,21 @@ aclnn.OP_SIGNATURES.setdefault("aclnnResize", "TAAT")
 class Op:
     """An entry point's rules.
 
-    kind: nearest | exact | cubic | aa_linear | aa_cubic | resize
-    scale_rule: none (no scale parameters) | axis | all (used only if every one is > 0)
+    kind: linear | nearest | exact | cubic | aa_linear | aa_cubic | resize
+    scale_rule: none (no scale parameters) | axis | all (used only if every one is > 0) |
+      ignore (passed to the library, which ignores them: torch gets None)
     scale_type: "d" (double), "f" (float: values are rounded to float32) or None
     in_order: inputSize order: logical | grad (gradOut's format) | out (gradInput's format)
-    equal_formats: input and output formats must be equal"""
+    equal_formats: input and output formats must be equal
+    nonfinite_fill: what a non-finite case puts into the source (see make_source): "special"
+      (+-inf, NaNs with payloads, signalling NaN where nothing computes with it, -0.0) or
+      "inf-nan" (+inf, -inf and the default NaN, up to six of each)
+    summary_nonfinite: whether the finite elements of non-finite cases count in the error
+      summary (print_error_summary)"""
 
     def __init__(self, key, api, kind, rank, backward, layouts, dtypes, scale_rule="axis",
-                 scale_type="d", in_order="logical", equal_formats=True, nonneg=False):
+                 scale_type="d", in_order="logical", equal_formats=True, nonneg=False,
+                 nonfinite_fill="special", summary_nonfinite=True):
         self.key = key
         self.api = api
         self.kind = kind
@@ -331,10 +345,12 @@ class Op:
         self.dtypes = dtypes
         self.scale_rule = scale_rule
         self.scale_type = scale_type if scale_rule != "none" else None
-        self.has_align = kind in ("cubic", "aa_linear", "aa_cubic")
+        self.has_align = kind in ("linear", "cubic", "aa_linear", "aa_cubic")
         self.in_order = in_order
         self.equal_formats = equal_formats
         self.nonneg = nonneg  # negative scales are rejected (else they mean "not given")
+        self.nonfinite_fill = nonfinite_fill
+        self.summary_nonfinite = summary_nonfinite
 
 
 def fmt_dims(shape, cl):
@@ -416,7 +432,7 @@ class Case:
         """The scales torch receives (None = not given), following the op's scale rule."""
         op = self.op
         r = op.rank
-        if op.kind == "resize" or op.scale_rule == "none":
+        if op.kind == "resize" or op.scale_rule in ("none", "ignore"):
             return (None,) * r
         if op.scale_rule == "all":
             if all(s > 0 for s in self.scales):
@@ -456,6 +472,9 @@ SPECIAL_BITS = {
     ACL_DOUBLE: (np.uint64, [0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8123456789ABC,
                              0xFFF8000000000077, 0x7FF0000000000123, 0x8000000000000000]),
 }
+# numpy's NaN (positive, quiet, no payload) in each dtype.
+DEFAULT_NAN_BITS = {ACL_FLOAT: 0x7FC00000, ACL_FLOAT16: 0x7E00, ACL_BF16: 0x7FC0,
+                    ACL_DOUBLE: 0x7FF8000000000000}
 # A sentinel that no source holds, for the output storage.
 SENTINEL_BITS = {ACL_FLOAT: 0xFFA5A5A5, ACL_FLOAT16: 0xFDA5, ACL_BF16: 0xFFA5,
                  ACL_DOUBLE: 0xFFF5A5A5A5A5A5A5, ACL_UINT8: 0xA5}
@@ -506,10 +525,14 @@ def make_source(case, rng):
     if case.nonfinite and dtype != ACL_UINT8:
         flat = raw.reshape(-1)
         ut, pats = SPECIAL_BITS[dtype]
-        if not (case.op.kind in ("nearest", "exact") and not case.op.backward) and \
-                not (case.op.kind == "resize" and case.mode == "nearest"):
-            pats = pats[:4] + pats[5:]  # arithmetic: no signalling NaN
-        k = max(1, min(len(pats) * 2, flat.size // 4))
+        if case.op.nonfinite_fill == "inf-nan":
+            pats = pats[:2] + [DEFAULT_NAN_BITS[dtype]]
+            k = 3 * max(1, min(6, flat.size // 4))
+        else:
+            if not (case.op.kind in ("nearest", "exact") and not case.op.backward) and \
+                    not (case.op.kind == "resize" and case.mode == "nearest"):
+                pats = pats[:4] + pats[5:]  # arithmetic: no signalling NaN
+            k = max(1, min(len(pats) * 2, flat.size // 4))
         pos = rng.choice(flat.size, size=min(flat.size, k), replace=False)
         fb = flat.view(ut)
         for i, p in enumerate(pos):
@@ -795,8 +818,9 @@ def evaluate(case, src_raw, got_raw, report):
         ax = np.where(np.isfinite(x), np.abs(x), 0.0)
         refabs = abs_weight_apply(kind, rank, op.backward, ax, case.in_sz, case.out_sz,
                                   case.align, sc)
-    cmp = compare_values(dtype, op.backward, got, ref, refabs,
-                         api=None if (case.nonfinite and case.identity_axes()) else op.api)
+    # the error summary: finite elements, not of the cases compared with axes copied
+    summary = not case.nonfinite or (op.summary_nonfinite and not case.identity_axes())
+    cmp = compare_values(dtype, op.backward, got, ref, refabs, api=op.api if summary else None)
     ident = case.identity_axes()
     if cmp and case.nonfinite and ident:
         alt = torch_ref(kind, rank, op.backward, x, case.in_sz, case.out_sz, case.align, sc,
@@ -887,148 +911,206 @@ def view_variants(rng, ndim, channels_last):
     return {"order": [int(o) for o in order], "step": step, "pad": pad}
 
 
-def gen_cases(ops, rng, extra=None):
-    """The common case list of every (op, dtype, layout); extra(op, add, rng) adds
+def case_adder(cases, op, dtype, layout):
+    """add(n, c, ins, outs, align, scales, label, **Case kwargs): appends a Case of (op, dtype,
+    layout), cycling device / numpy memory, the NULL stream and a host workspace over the cases;
+    `src_layout=` overrides the input layout. add.append(case) appends a ready Case as is."""
+    k = [0]
+    scaled = op.scale_rule != "none"
+
+    def add(n, c, ins, outs, align, scales, label, **kw):
+        kw.setdefault("device", k[0] % 2 == 0)
+        kw.setdefault("null_stream", k[0] % 5 == 3)
+        kw.setdefault("ws_host", k[0] % 7 == 4)
+        k[0] += 1
+        if not scaled:
+            scales = [0.0] * op.rank
+        lay = kw.pop("src_layout", layout)
+        cases.append(Case(op, dtype, lay, n, c, ins, outs, align, scales, label, **kw))
+
+    add.append = cases.append
+    return add
+
+
+def special_size_cases(add, rng, r, aligns):
+    """out = 1, in = 1, same size, 1x1 and (rank > 1) one axis keeping its size, per align."""
+    zero = [0.0] * r
+    for align in aligns:
+        n, c, ins, _ = random_sizes(rng, r)
+        add(n, c, ins, [1] * r, align, zero, "out=1")
+        n, c, _, outs = random_sizes(rng, r)
+        add(n, c, [1] * r, outs, align, zero, "in=1")
+        n, c, ins, _ = random_sizes(rng, r)
+        add(n, c, ins, ins, align, zero, "same-size")
+        add(1, 1, [1] * r, [1] * r, align, zero, "1x1")
+        if r > 1:  # one axis keeps its size, the others change
+            n, c, ins, outs = random_sizes(rng, r)
+            ax = int(rng.integers(0, r))
+            outs[ax] = ins[ax]
+            add(n, c, ins, outs, align, zero, "one-axis-same")
+
+
+def integer_ratio_cases(add, rng, r):
+    """Exact integer ratios 2 and 3, up (align_corners False) and down (True)."""
+    zero = [0.0] * r
+    for f in (2, 3):
+        n, c, ins, _ = random_sizes(rng, r)
+        ins = [min(v, 12 if r < 3 else 5) for v in ins]
+        add(n, c, ins, [v * f for v in ins], False, zero, "up-x%d" % f)
+        add(n, c, [v * f for v in ins], ins, True, zero, "down-x%d" % f)
+
+
+# Sizes of the "large" cases: C in [5, c_hi), and per rank the input / output size ranges.
+LARGE_SIZES = {"c_hi": 13, 1: ((200, 1000), (100, 1500)), 2: ((30, 70), (20, 100)),
+               3: ((6, 14), (4, 20))}
+
+
+def large_case(add, rng, r, sizes, align=None):
+    """A larger problem (SIMD bodies and tails, several threads' worth of work), N = 2; align
+    None: a random align_corners."""
+    c = int(rng.integers(5, sizes["c_hi"]))
+    (ilo, ihi), (olo, ohi) = sizes[r]
+    if r == 1:
+        ins, outs = [int(rng.integers(ilo, ihi))], [int(rng.integers(olo, ohi))]
+    else:
+        ins = [int(v) for v in rng.integers(ilo, ihi, r)]
+        outs = [int(v) for v in rng.integers(olo, ohi, r)]
+    add(2, c, ins, outs, bool(rng.integers(0, 2)) if align is None else align, [0.0] * r,
+        "large")
+
+
+def pattern_cases(add, rng, r, both_aligns=False):
+    """Structural patterns (zeros, ones, ramps along each spatial axis): align_corners
+    alternating, or both_aligns: each pattern with either."""
+    patterns = ["zeros", "ones", "rampW"] + (["rampH"] if r >= 2 else []) + \
+        (["rampD"] if r >= 3 else [])
+    for pi, p in enumerate(patterns):
+        for align in (False, True) if both_aligns else (bool(pi % 2),):
+            n, c, ins, outs = random_sizes(rng, r)
+            add(n, c, ins, outs, align, [0.0] * r, "pattern", pattern=p)
+
+
+def scale_cases(add, rng, r, double=True, not_floor=True):
+    """Scale-driven calls: out = floor(in * s); scale 1.1 with out == in; (double) scale 2.1 with
+    out == 2*in; (rank > 1) some axes given, others not; (not_floor) scales that disagree with
+    floor(in*s) but keep every source coordinate inside the input (torch reads out of bounds
+    otherwise)."""
+    for j, s in enumerate(SCALE_CHOICES):
+        sc = [s] * r if j % 2 == 0 else \
+            [SCALE_CHOICES[(j + a) % len(SCALE_CHOICES)] for a in range(r)]
+        ins, outs = scaled_sizes(rng, r, sc)
+        add(int(rng.integers(1, 3)), int(rng.integers(1, 4)), ins, outs, j % 4 == 3, sc,
+            "scaled")
+    # a scale with out == in (1.1, small input) and out == 2*in (2.1): the ratio must follow
+    # torch (identity on that axis); torch's nearest backward short-cuts; AA resamples with
+    # 1/scale
+    ins = [int(v) for v in rng.integers(2, 9, r)]
+    add(1, 2, ins, [int(math.floor(v * 1.1)) for v in ins], False, [1.1] * r, "scaled-1.1-same")
+    if double:
+        ins = [int(v) for v in rng.integers(2, 9, r)]
+        add(1, 2, ins, [int(math.floor(v * 2.1)) for v in ins], False, [2.1] * r,
+            "scaled-2.1-double")
+    if r > 1:  # some axes given, others not (an all-or-none rule: all treated as not given)
+        sc = [2.5] * r
+        sc[int(rng.integers(0, r))] = 0.0
+        ins, outs = scaled_sizes(rng, r, sc)
+        add(1, 2, ins, outs, False, sc, "scaled-partial")
+    if not_floor:
+        for _ in range(2):
+            n, c, ins, outs = random_sizes(rng, r)
+            sc = [round(o / i * float(rng.uniform(1.05, 1.6)), 3) for i, o in zip(ins, outs)]
+            add(n, c, ins, outs, False, sc, "scale-not-floor")
+
+
+def strided_cases(add, rng, r, channels_last, scaled):
+    """Non-contiguous input, output, or both (one of them scale-driven where the op has
+    scales: with align_corners False the scale matters)."""
+    nd = r + 2
+    for i in range(4):
+        n, c, ins, outs = random_sizes(rng, r)
+        sc = [0.0] * r
+        if i == 2 and scaled:
+            sc = [1.3] * r
+            ins, outs = scaled_sizes(rng, r, sc)
+        add(n, c, ins, outs, bool(i % 2), sc, "strided",
+            in_view=view_variants(rng, nd, channels_last) if i != 1 else None,
+            out_view=view_variants(rng, nd, channels_last) if i != 0 else None)
+
+
+def nonfinite_cases(add, rng, r, count):
+    """+-inf / NaN sources: `count` random problems (align_corners alternating), an exact
+    upscale by 2 and a same-size call."""
+    zero = [0.0] * r
+    for i in range(count):
+        n, c, ins, outs = random_sizes(rng, r)
+        add(n, c, ins, outs, bool(i % 2), zero, "nonfinite", nonfinite=True)
+    n, c, ins, _ = random_sizes(rng, r)
+    add(n, c, ins, [v * 2 for v in ins], False, zero, "nonfinite-up2", nonfinite=True)
+    n, c, ins, _ = random_sizes(rng, r)
+    add(n, c, ins, ins, False, zero, "nonfinite-same-size", nonfinite=True)
+
+
+def common_cases(op, dtype, li, layout, add, rng):
+    """The common case list of one (op, dtype, layout); li = the layout's index in op.layouts."""
+    r = op.rank
+    scaled = op.scale_rule != "none"
+    cl = layout[1]
+    aligns = (False, True) if op.has_align else (False,)
+    zero = [0.0] * r
+    for i in range(10):
+        n, c, ins, outs = random_sizes(rng, r)
+        # "not given": 0, or -1 where negative scales are accepted
+        unset = [-1.0] * r if i % 3 == 2 and not op.nonneg else zero
+        add(n, c, ins, outs, bool(i % 2), unset, "random")
+    # values over six decades. Not for the cubic / antialias backward: torch scatters
+    # g*wy*wx per output while the library gathers separably, and with the negative
+    # cubic weights the cancellation of 1e3-sized terms leaves both float32 results
+    # ~1e-3 from the exact value, beyond any meaningful 1e-4 comparison.
+    if dtype != ACL_UINT8 and not (op.backward and op.kind in ("cubic", "aa_linear", "aa_cubic")):
+        n, c, ins, outs = random_sizes(rng, r)
+        add(n, c, ins, outs, False, zero, "random-wide", pattern="wide")
+    special_size_cases(add, rng, r, aligns)
+    # non-integer ratios (nearest vs nearest-exact)
+    for j in range(2):
+        pairs = [ODD_RATIOS[(2 * j + a + li) % len(ODD_RATIOS)] for a in range(r)]
+        add(int(rng.integers(1, 3)), int(rng.integers(1, 4)), [p[0] for p in pairs],
+            [p[1] for p in pairs], bool(j), zero, "odd-ratio")
+    integer_ratio_cases(add, rng, r)
+    large_case(add, rng, r, LARGE_SIZES)
+    pattern_cases(add, rng, r)
+    if scaled:
+        scale_cases(add, rng, r)
+    strided_cases(add, rng, r, cl, scaled)
+    # +-inf / NaN (payloads, signalling NaN, -0.0)
+    if dtype != ACL_UINT8:
+        nonfinite_cases(add, rng, r, 3)
+        if r > 1:
+            n, c, ins, outs = random_sizes(rng, r)
+            outs[r - 1] = ins[r - 1]
+            add(n, c, ins, outs, True, zero, "nonfinite-one-axis-same", nonfinite=True)
+        n, c, ins, outs = random_sizes(rng, r)
+        add(n, c, ins, outs, False, zero, "nonfinite-strided", nonfinite=True,
+            in_view=view_variants(rng, r + 2, cl), out_view=view_variants(rng, r + 2, cl))
+    # mixed input / output formats where the entry point allows them
+    if not op.equal_formats:
+        for ol in op.layouts:
+            if ol != layout:
+                n, c, ins, outs = random_sizes(rng, r)
+                add.append(Case(op, dtype, layout, n, c, ins, outs, bool(rng.integers(0, 2)),
+                                zero, "mixed-format", out_layout=ol,
+                                device=bool(rng.integers(0, 2))))
+
+
+def gen_cases(ops, rng, extra=None, body=common_cases):
+    """The case list: body(op, dtype, layout index, layout, add, rng) for every (op, dtype,
+    layout) (default: common_cases), then extra(op, dtype, layout, add, rng) for
     family-specific cases."""
     cases = []
     for op in ops:
-        r = op.rank
-        scaled = op.scale_rule != "none"
         for dtype in op.dtypes:
             for li, layout in enumerate(op.layouts):
-                cl = layout[1]
-                k = [0]
-
-                def add(n, c, ins, outs, align, scales, label, **kw):
-                    kw.setdefault("device", k[0] % 2 == 0)
-                    kw.setdefault("null_stream", k[0] % 5 == 3)
-                    kw.setdefault("ws_host", k[0] % 7 == 4)
-                    k[0] += 1
-                    if not scaled:
-                        scales = [0.0] * r
-                    lay = kw.pop("src_layout", layout)
-                    cases.append(Case(op, dtype, lay, n, c, ins, outs, align, scales, label,
-                                      **kw))
-
-                zero = [0.0] * r
-                for i in range(10):
-                    n, c, ins, outs = random_sizes(rng, r)
-                    # "not given": 0, or -1 where negative scales are accepted
-                    unset = [-1.0] * r if i % 3 == 2 and not op.nonneg else zero
-                    add(n, c, ins, outs, bool(i % 2), unset, "random")
-                # values over six decades. Not for the cubic / antialias backward: torch scatters
-                # g*wy*wx per output while the library gathers separably, and with the negative
-                # cubic weights the cancellation of 1e3-sized terms leaves both float32 results
-                # ~1e-3 from the exact value, beyond any meaningful 1e-4 comparison.
-                if dtype != ACL_UINT8 and not (op.backward and op.kind in (
-                        "cubic", "aa_linear", "aa_cubic")):
-                    n, c, ins, outs = random_sizes(rng, r)
-                    add(n, c, ins, outs, False, zero, "random-wide", pattern="wide")
-                for align in (False, True) if op.has_align else (False,):
-                    n, c, ins, _ = random_sizes(rng, r)
-                    add(n, c, ins, [1] * r, align, zero, "out=1")
-                    n, c, _, outs = random_sizes(rng, r)
-                    add(n, c, [1] * r, outs, align, zero, "in=1")
-                    n, c, ins, _ = random_sizes(rng, r)
-                    add(n, c, ins, ins, align, zero, "same-size")
-                    add(1, 1, [1] * r, [1] * r, align, zero, "1x1")
-                    if r > 1:
-                        n, c, ins, outs = random_sizes(rng, r)
-                        ax = int(rng.integers(0, r))
-                        outs[ax] = ins[ax]
-                        add(n, c, ins, outs, align, zero, "one-axis-same")
-                # non-integer ratios (nearest vs nearest-exact)
-                for j in range(2):
-                    pairs = [ODD_RATIOS[(2 * j + a + li) % len(ODD_RATIOS)] for a in range(r)]
-                    add(int(rng.integers(1, 3)), int(rng.integers(1, 4)), [p[0] for p in pairs],
-                        [p[1] for p in pairs], bool(j), zero, "odd-ratio")
-                # exact integer ratios up and down
-                for f in (2, 3):
-                    n, c, ins, _ = random_sizes(rng, r)
-                    ins = [min(v, 12 if r < 3 else 5) for v in ins]
-                    add(n, c, ins, [v * f for v in ins], False, zero, "up-x%d" % f)
-                    add(n, c, [v * f for v in ins], ins, True, zero, "down-x%d" % f)
-                # larger problems (SIMD bodies and tails, several threads' worth of work)
-                c = int(rng.integers(5, 13))
-                if r == 1:
-                    ins, outs = [int(rng.integers(200, 1000))], [int(rng.integers(100, 1500))]
-                elif r == 2:
-                    ins = [int(v) for v in rng.integers(30, 70, 2)]
-                    outs = [int(v) for v in rng.integers(20, 100, 2)]
-                else:
-                    ins = [int(v) for v in rng.integers(6, 14, 3)]
-                    outs = [int(v) for v in rng.integers(4, 20, 3)]
-                add(2, c, ins, outs, bool(rng.integers(0, 2)), zero, "large")
-                # structural patterns
-                patterns = ["zeros", "ones", "rampW"] + (["rampH"] if r >= 2 else []) + \
-                    (["rampD"] if r >= 3 else [])
-                for pi, p in enumerate(patterns):
-                    n, c, ins, outs = random_sizes(rng, r)
-                    add(n, c, ins, outs, bool(pi % 2), zero, "pattern", pattern=p)
-                if scaled:
-                    # scale-driven: out = floor(in * s)
-                    for j, s in enumerate(SCALE_CHOICES):
-                        sc = [s] * r if j % 2 == 0 else \
-                            [SCALE_CHOICES[(j + a) % len(SCALE_CHOICES)] for a in range(r)]
-                        ins, outs = scaled_sizes(rng, r, sc)
-                        add(int(rng.integers(1, 3)), int(rng.integers(1, 4)), ins, outs,
-                            j % 4 == 3, sc, "scaled")
-                    # a scale with out == in (1.1, small input) and out == 2*in (2.1): torch's
-                    # nearest backward short-cuts; AA resamples with 1/scale
-                    ins = [int(v) for v in rng.integers(2, 9, r)]
-                    add(1, 2, ins, [int(math.floor(v * 1.1)) for v in ins], False, [1.1] * r,
-                        "scaled-1.1-same")
-                    ins = [int(v) for v in rng.integers(2, 9, r)]
-                    add(1, 2, ins, [int(math.floor(v * 2.1)) for v in ins], False, [2.1] * r,
-                        "scaled-2.1-double")
-                    if r > 1:  # some axes given, others not
-                        sc = [2.5] * r
-                        sc[int(rng.integers(0, r))] = 0.0
-                        ins, outs = scaled_sizes(rng, r, sc)
-                        add(1, 2, ins, outs, False, sc, "scaled-partial")
-                    # scales that disagree with floor(in*s) but keep coordinates inside
-                    for _ in range(2):
-                        n, c, ins, outs = random_sizes(rng, r)
-                        sc = [round(o / i * float(rng.uniform(1.05, 1.6)), 3)
-                              for i, o in zip(ins, outs)]
-                        add(n, c, ins, outs, False, sc, "scale-not-floor")
-                # non-contiguous input and / or output
-                nd = r + 2
-                for i in range(4):
-                    n, c, ins, outs = random_sizes(rng, r)
-                    sc = zero
-                    if i == 2 and scaled:
-                        sc = [1.3] * r
-                        ins, outs = scaled_sizes(rng, r, sc)
-                    add(n, c, ins, outs, bool(i % 2), sc, "strided",
-                        in_view=view_variants(rng, nd, cl) if i != 1 else None,
-                        out_view=view_variants(rng, nd, cl) if i != 0 else None)
-                # +-inf / NaN (payloads, signalling NaN, -0.0)
-                if dtype != ACL_UINT8:
-                    for i in range(3):
-                        n, c, ins, outs = random_sizes(rng, r)
-                        add(n, c, ins, outs, bool(i % 2), zero, "nonfinite", nonfinite=True)
-                    n, c, ins, _ = random_sizes(rng, r)
-                    add(n, c, ins, [v * 2 for v in ins], False, zero, "nonfinite-up2",
-                        nonfinite=True)
-                    n, c, ins, _ = random_sizes(rng, r)
-                    add(n, c, ins, ins, False, zero, "nonfinite-same-size", nonfinite=True)
-                    if r > 1:
-                        n, c, ins, outs = random_sizes(rng, r)
-                        outs[r - 1] = ins[r - 1]
-                        add(n, c, ins, outs, True, zero, "nonfinite-one-axis-same",
-                            nonfinite=True)
-                    n, c, ins, outs = random_sizes(rng, r)
-                    add(n, c, ins, outs, False, zero, "nonfinite-strided", nonfinite=True,
-                        in_view=view_variants(rng, nd, cl), out_view=view_variants(rng, nd, cl))
-                # mixed input / output formats where the entry point allows them
-                if not op.equal_formats:
-                    for ol in op.layouts:
-                        if ol != layout:
-                            n, c, ins, outs = random_sizes(rng, r)
-                            cases.append(Case(op, dtype, layout, n, c, ins, outs,
-                                              bool(rng.integers(0, 2)), zero, "mixed-format",
-                                              out_layout=ol, device=bool(rng.integers(0, 2))))
+                add = case_adder(cases, op, dtype, layout)
+                body(op, dtype, li, layout, add, rng)
                 if extra is not None:
                     extra(op, dtype, layout, add, rng)
     return cases
@@ -1074,9 +1156,10 @@ def check_determinism(report, script, cases, threads=("1", "2", "3")):
             report(True, "determinism " + case.describe())
 
 
-def run_main(name, default_seed, ops, extra, determinism_cases, more_cases=None):
-    """The body of a parity script. ops: generated by gen_cases (with extra); more_cases(rng):
-    further cases; determinism_cases() -> (cases, rng)."""
+def run_main(name, default_seed, ops, extra, determinism_cases, more_cases=None,
+             body=common_cases):
+    """The body of a parity script. ops: generated by gen_cases (with body and extra);
+    more_cases(rng): further cases; determinism_cases() -> (cases, rng)."""
     if "--determinism-worker" in sys.argv:
         cases, rng = determinism_cases()
         return determinism_worker(cases, rng)
@@ -1091,7 +1174,7 @@ def run_main(name, default_seed, ops, extra, determinism_cases, more_cases=None)
         report(False, "%s / %sGetWorkspaceSize not exported by the library" % (api, api))
     rng = np.random.default_rng(sd)
     cases = gen_cases([o for o in ops if o.api not in missing and o.kind != "resize"], rng,
-                      extra)
+                      extra, body)
     if more_cases is not None:
         cases += [c for c in more_cases(rng) if c.op.api not in missing]
     print("%d parity cases" % len(cases))
