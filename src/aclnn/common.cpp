@@ -161,7 +161,9 @@ aclnnStatus to_logical(const char* api, const char* name, const aclTensor* tenso
   }
   // Logical position of each format dim: NHWC / NDHWC carry C last.
   std::array<int, kMaxRank> to_logical_dim{0, 1, 2, 3, 4};
-  if (is_channels_last(t.format) && rank >= 3) {
+  // Only where the format names this rank (an "NHWC" 3-D tensor is read as N, C, L, as CANN's
+  // format-agnostic 1-D entry points do).
+  if ((t.format == ACL_FORMAT_NHWC && rank == 4) || (t.format == ACL_FORMAT_NDHWC && rank == 5)) {
     to_logical_dim[0] = 0;
     to_logical_dim[rank - 1] = 1;
     for (int d = 1; d < rank - 1; ++d) to_logical_dim[d] = d + 1;
