@@ -377,3 +377,44 @@ TEST(Engine, HugeAxisGivesAClearError) {
 
 }  // namespace
 }  // namespace upsample
+
+namespace upsample {
+namespace {
+
+// float16 / bfloat16 go through float32 copies; results must still be bitwise identical for any
+// thread count and layout (plane mode and row-split mode, vector bodies and tails).
+TEST(Engine, LowPrecisionThreadCountAndLayoutInvariance) {
+  std::mt19937 rng(33);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  Problem big;
+  big.op.mode = Mode::kCubic;
+  big.n = 3;
+  big.c = 1;
+  big.in = {37, 61, 1};
+  big.out = {80, 29, 1};
+  Problem aa = big;
+  aa.op.mode = Mode::kLinear;
+  aa.op.antialias = true;
+  aa.out = {9, 13, 1};
+  for (const Problem& p : {big, aa}) {
+    for (DType dtype : {DType::kFloat16, DType::kBFloat16}) {
+      for (Direction dir : {Direction::kForward, Direction::kBackward}) {
+        std::vector<uint16_t> x(numel(p, dir == Direction::kForward ? p.in : p.out));
+        for (auto& v : x) {
+          const float f = dist(rng);
+          v = dtype == DType::kFloat16 ? float_to_half(f) : float_to_bf16(f);
+        }
+        const auto one = run<uint16_t>(p, dir, x, dtype, false, 1);
+        for (int threads : {2, 3}) {
+          EXPECT_TRUE(bitwise_equal(one, run<uint16_t>(p, dir, x, dtype, false, threads)))
+              << describe(p) << " " << dtype_name(dtype) << " threads " << threads;
+        }
+        EXPECT_TRUE(bitwise_equal(one, run<uint16_t>(p, dir, x, dtype, true, 2)))
+            << describe(p) << " " << dtype_name(dtype) << " channels-last";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace upsample
