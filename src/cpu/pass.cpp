@@ -18,9 +18,13 @@ void vertical_scalar(const PassShape& s, const AxisTable<W>& t, const Tin* src, 
                      int64_t begin, int64_t end) {
   constexpr int64_t kChunk = 256;
   W acc[kChunk];
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t o = item / s.rows;
-    const int64_t r = item % s.rows;
+  // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
+  int64_t o = begin / s.rows, r = begin % s.rows;
+  for (int64_t item = begin; item < end; ++item, ++r) {
+    if (r == s.rows) {
+      r = 0;
+      ++o;
+    }
     const Tin* src_plane = src + o * s.src_len * s.inner;
     Tout* out = dst + item * s.inner;
     const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
@@ -108,9 +112,13 @@ void gather_copy_typed(const PassShape& s, const int64_t* index, const T* src, T
     }
     return;
   }
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t o = item / s.rows;
-    const int64_t r = item % s.rows;
+  // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
+  int64_t o = begin / s.rows, r = begin % s.rows;
+  for (int64_t item = begin; item < end; ++item, ++r) {
+    if (r == s.rows) {
+      r = 0;
+      ++o;
+    }
     std::memcpy(dst + item * s.inner, src + (o * s.src_len + index[r]) * s.inner,
                 static_cast<size_t>(s.inner) * sizeof(T));
   }

@@ -21,9 +21,13 @@ void VerticalF32(const PassShape& s, const AxisTable<float>& t, const float* src
                  int64_t begin, int64_t end) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t o = item / s.rows;
-    const int64_t r = item % s.rows;
+  // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
+  int64_t o = begin / s.rows, r = begin % s.rows;
+  for (int64_t item = begin; item < end; ++item, ++r) {
+    if (r == s.rows) {
+      r = 0;
+      ++o;
+    }
     const float* plane = src + o * s.src_len * s.inner;
     float* out = dst + item * s.inner;
     const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
