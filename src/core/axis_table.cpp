@@ -218,6 +218,20 @@ AxisTable<W> transpose(const AxisTable<W>& t) {
 }
 
 template <typename W>
+AxisTable<W> interleave(const AxisTable<W>& t, int64_t group) {
+  TableBuilder<W> b(t.rows * group, t.src_len * group, t.max_taps());
+  for (int64_t r = 0; r < t.rows; ++r) {
+    for (int64_t c = 0; c < group; ++c) {
+      for (int64_t e = t.offsets[r]; e < t.offsets[r + 1]; ++e) {
+        b.tap(t.index[e] * group + c, t.weight[e]);
+      }
+      b.end_row();
+    }
+  }
+  return b.finish();
+}
+
+template <typename W>
 std::string check_invariants(const AxisTable<W>& t) {
   std::ostringstream why;
   if (static_cast<int64_t>(t.offsets.size()) != t.rows + 1 || t.offsets.front() != 0 ||
@@ -253,6 +267,8 @@ template struct AxisTable<double>;
 template AxisTable<float> build_axis_table<float>(const AxisSpec&);
 template AxisTable<double> build_axis_table<double>(const AxisSpec&);
 template AxisTable<float> transpose<float>(const AxisTable<float>&);
+template AxisTable<float> interleave<float>(const AxisTable<float>&, int64_t);
+template AxisTable<double> interleave<double>(const AxisTable<double>&, int64_t);
 template AxisTable<double> transpose<double>(const AxisTable<double>&);
 template std::string check_invariants<float>(const AxisTable<float>&);
 template std::string check_invariants<double>(const AxisTable<double>&);

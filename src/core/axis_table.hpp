@@ -51,6 +51,13 @@ AxisTable<W> build_axis_table(const AxisSpec& spec);
 template <typename W>
 AxisTable<W> transpose(const AxisTable<W>& table);
 
+// The same resampling seen over a row of `group`-element groups flattened into one axis (a
+// channels-last row of C channels): row r * group + c has the taps (index * group + c, weight) of
+// row r. Same taps, same order, same weights: a pass with it computes the same bits, but as one
+// long unit-stride row that vector kernels handle well.
+template <typename W>
+AxisTable<W> interleave(const AxisTable<W>& table, int64_t group);
+
 // Empty when the table is well formed: offsets monotone, indices in bounds and nondecreasing
 // within each row, flags consistent with the data. Otherwise a description of the first defect.
 template <typename W>

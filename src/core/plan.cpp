@@ -24,6 +24,7 @@ namespace upsample {
 namespace {
 
 constexpr size_t kAlign = 64;
+constexpr int64_t kMaxInterleave = 8;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 std::string sizes_string(const TensorDesc& t) {
@@ -514,6 +515,16 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
       }
       step.shape.src_len = cur[dim];
       step.shape.rows = rows;
+      // Few contiguous elements per tap (channels-last rows of 2-8 channels): run the pass as
+      // one unit-stride row over the flattened (position, channel) pairs, which the vector
+      // horizontal kernel handles; the interleaved table gives the same bits.
+      if (!f64 && step.shape.inner > 1 && step.shape.inner <= kMaxInterleave) {
+        cpu::PassTable<float>& pt = impl->tables_f32[table_id];
+        pt = cpu::PassTable<float>(interleave(pt.table, step.shape.inner));
+        step.shape.src_len *= step.shape.inner;
+        step.shape.rows *= step.shape.inner;
+        step.shape.inner = 1;
+      }
       std::array<int64_t, kMaxRank> next = cur;
       next[dim] = rows;
       // A unit-tap pass (nearest forward) moves values, so it keeps the storage type exactly.

@@ -182,3 +182,28 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace upsample
+
+namespace upsample {
+namespace {
+
+TEST(AxisTable, InterleaveSpreadsEachRowOverItsGroup) {
+  const auto t = build_axis_table<double>({Mode::kCubic, false, false, 5, 7, 0.0});
+  const auto g = interleave(t, 3);
+  ASSERT_EQ(check_invariants(g), "");
+  ASSERT_EQ(g.rows, 21);
+  ASSERT_EQ(g.src_len, 15);
+  for (int64_t r = 0; r < t.rows; ++r) {
+    for (int64_t c = 0; c < 3; ++c) {
+      ASSERT_EQ(g.taps(r * 3 + c), t.taps(r));
+      for (int64_t k = 0; k < t.taps(r); ++k) {
+        EXPECT_EQ(g.index[g.offsets[r * 3 + c] + k], t.index[t.offsets[r] + k] * 3 + c);
+        EXPECT_EQ(g.weight[g.offsets[r * 3 + c] + k], t.weight[t.offsets[r] + k]);
+      }
+    }
+  }
+  EXPECT_TRUE(
+      interleave(build_axis_table<float>({Mode::kNearest, false, false, 4, 9, 0.0}), 2).unit_taps);
+}
+
+}  // namespace
+}  // namespace upsample
