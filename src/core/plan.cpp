@@ -447,28 +447,23 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
 
   // Tables, one per spatial axis (transposed for backward).
   std::vector<int> pass_axes;
-  std::vector<int> table_of_axis(rank, -1);
+  // Built here, turned into kernel-ready PassTables once each pass's shape is known.
+  const bool f64 = impl->acc_type == DType::kFloat64;
+  std::vector<AxisTable<float>> tables_f32(rank);
+  std::vector<AxisTable<double>> tables_f64(rank);
   for (int a = op.spatial_rank - 1; a >= 0; --a) {
     const int dim = 2 + a;
     const AxisSpec spec{op.mode,           op.antialias, op.align_corners, input.sizes[dim],
                         output.sizes[dim], op.scales[a], !forward};
     bool identity = false;
-    if (impl->acc_type == DType::kFloat64) {
-      AxisTable<double> t = build_axis_table<double>(spec);
+    if (f64) {
+      AxisTable<double>& t = tables_f64[dim] = build_axis_table<double>(spec);
       if (!forward) t = transpose(t);
       identity = t.identity;
-      if (!identity) {
-        table_of_axis[dim] = static_cast<int>(impl->tables_f64.size());
-        impl->tables_f64.emplace_back(std::move(t));
-      }
     } else {
-      AxisTable<float> t = build_axis_table<float>(spec);
+      AxisTable<float>& t = tables_f32[dim] = build_axis_table<float>(spec);
       if (!forward) t = transpose(t);
       identity = t.identity;
-      if (!identity) {
-        table_of_axis[dim] = static_cast<int>(impl->tables_f32.size());
-        impl->tables_f32.emplace_back(std::move(t));
-      }
     }
     if (!identity) pass_axes.push_back(dim);
   }
@@ -495,17 +490,11 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
     for (size_t p = 0; p < pass_axes.size(); ++p) {
       const int dim = pass_axes[p];
       const bool last = p + 1 == pass_axes.size();
-      const int table_id = table_of_axis[dim];
-      const bool f64 = impl->acc_type == DType::kFloat64;
-      const int64_t rows =
-          f64 ? impl->tables_f64[table_id].table.rows : impl->tables_f32[table_id].table.rows;
-      const bool unit = f64 ? impl->tables_f64[table_id].table.unit_taps
-                            : impl->tables_f32[table_id].table.unit_taps;
+      const int64_t rows = f64 ? tables_f64[dim].rows : tables_f32[dim].rows;
+      const bool unit = f64 ? tables_f64[dim].unit_taps : tables_f32[dim].unit_taps;
       PlanStep step;
       step.axis = dim;
-      step.table = table_id;
-      step.max_taps = f64 ? impl->tables_f64[table_id].table.max_taps()
-                          : impl->tables_f32[table_id].table.max_taps();
+      step.max_taps = f64 ? tables_f64[dim].max_taps() : tables_f32[dim].max_taps();
       const auto pos = std::find(order.begin(), order.end(), dim) - order.begin();
       step.shape.outer = 1;
       step.shape.inner = 1;
@@ -519,11 +508,17 @@ Status build_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst
       // one unit-stride row over the flattened (position, channel) pairs, which the vector
       // horizontal kernel handles; the interleaved table gives the same bits.
       if (!f64 && step.shape.inner > 1 && step.shape.inner <= kMaxInterleave) {
-        cpu::PassTable<float>& pt = impl->tables_f32[table_id];
-        pt = cpu::PassTable<float>(interleave(pt.table, step.shape.inner));
+        tables_f32[dim] = interleave(tables_f32[dim], step.shape.inner);
         step.shape.src_len *= step.shape.inner;
         step.shape.rows *= step.shape.inner;
         step.shape.inner = 1;
+      }
+      if (f64) {
+        step.table = static_cast<int>(impl->tables_f64.size());
+        impl->tables_f64.emplace_back(std::move(tables_f64[dim]));
+      } else {
+        step.table = static_cast<int>(impl->tables_f32.size());
+        impl->tables_f32.emplace_back(std::move(tables_f32[dim]));
       }
       std::array<int64_t, kMaxRank> next = cur;
       next[dim] = rows;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/axis_table.hpp"
+#include "core/dtype.hpp"
 #include "upsample/tensor_desc.hpp"
 
 namespace upsample::cpu {
@@ -56,6 +57,23 @@ struct PassTable {
  private:
   void build_windows();
 };
+
+// Output r of a horizontal pass over source row x, in the contract's order. `consecutive`: every
+// row's taps are consecutive source indices, walked with a pointer instead of loaded indices.
+template <typename W, typename T>
+inline W horizontal_output(const AxisTable<W>& t, int64_t r, const T* x, bool consecutive) {
+  const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+  if (e0 == e1) return W(0);
+  const W* w = t.weight.data() + e0;
+  W acc = w[0] * load_as<W>(x + t.index[e0]);
+  if (consecutive) {
+    const T* xs = x + t.index[e0];
+    for (int64_t k = 1; k < e1 - e0; ++k) acc = acc + w[k] * load_as<W>(xs + k);
+  } else {
+    for (int64_t e = e0 + 1; e < e1; ++e) acc = acc + t.weight[e] * load_as<W>(x + t.index[e]);
+  }
+  return acc;
+}
 
 // Number of work items of a pass and of a strided copy: the unit of parallel splitting.
 int64_t pass_items(const PassShape& shape);

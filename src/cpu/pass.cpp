@@ -48,16 +48,13 @@ void vertical_scalar(const PassShape& s, const AxisTable<W>& t, const Tin* src, 
 }
 
 template <typename Tin, typename Tout, typename W>
-void horizontal_scalar(const PassShape& s, const AxisTable<W>& t, const Tin* src, Tout* dst,
+void horizontal_scalar(const PassShape& s, const PassTable<W>& p, const Tin* src, Tout* dst,
                        int64_t begin, int64_t end) {
   for (int64_t o = begin; o < end; ++o) {
     const Tin* x = src + o * s.src_len;
     Tout* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; ++r) {
-      const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-      W acc = e0 == e1 ? W(0) : t.weight[e0] * load_as<W>(x + t.index[e0]);
-      for (int64_t e = e0 + 1; e < e1; ++e) acc = acc + t.weight[e] * load_as<W>(x + t.index[e]);
-      store_from(out + r, acc);
+      store_from(out + r, horizontal_output(p.table, r, x, p.consecutive_taps));
     }
   }
 }
@@ -75,7 +72,7 @@ void pass_typed(const PassShape& s, const PassTable<W>& p, const void* src, void
       return vertical_f32(s, p.table, in, out, begin, end);
     }
   }
-  if (s.inner == 1) return horizontal_scalar<Tin, Tout, W>(s, p.table, in, out, begin, end);
+  if (s.inner == 1) return horizontal_scalar<Tin, Tout, W>(s, p, in, out, begin, end);
   vertical_scalar<Tin, Tout, W>(s, p.table, in, out, begin, end);
 }
 

@@ -118,22 +118,8 @@ void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* s
         // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
         // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
         // arithmetic as the vector paths, so the choice never changes a bit.
-        const AxisTable<float>& t = p.table;
         for (int64_t j = r; j < std::min(r + lanes, s.rows); ++j) {
-          const int64_t e0 = t.offsets[j], e1 = t.offsets[j + 1];
-          if (e0 == e1) {
-            out[j] = 0.0f;
-            continue;
-          }
-          const float* w = t.weight.data() + e0;
-          float sum = w[0] * x[t.index[e0]];
-          if (p.consecutive_taps) {
-            const float* xs = x + t.index[e0];
-            for (int64_t k = 1; k < e1 - e0; ++k) sum = sum + w[k] * xs[k];
-          } else {
-            for (int64_t e = e0 + 1; e < e1; ++e) sum = sum + t.weight[e] * x[t.index[e]];
-          }
-          out[j] = sum;
+          out[j] = horizontal_output(p.table, j, x, p.consecutive_taps);
         }
         continue;
       }
