@@ -303,6 +303,7 @@ std::string operator_label(Mode mode, bool antialias, int spatial_rank, Directio
       s = spatial_rank == 1 ? "linear" : spatial_rank == 2 ? "bilinear" : "trilinear";
       break;
     case Mode::kCubic: s = "bicubic"; break;
+    case Mode::kArea: s = "area"; break;
   }
   if (mode != Mode::kLinear || spatial_rank != 3) s += std::to_string(spatial_rank) + "d";
   if (antialias) s += " AA";
@@ -313,6 +314,7 @@ std::string operator_label(Mode mode, bool antialias, int spatial_rank, Directio
     case DType::kBFloat16: s += " bf16"; break;
     case DType::kFloat64: s += " fp64"; break;
     case DType::kUInt8: s += " u8"; break;
+    case DType::kUInt16: s += " u16"; break;
     default: break;
   }
   return s;

@@ -191,54 +191,9 @@ bool encode_png16(const Image& image, std::vector<unsigned char>* png) {
 // ---------------------------------------------------------------------------------------------
 // Tensor storage of one sample.
 
-void store_value(DType dtype, double v, uint8_t* p) {
-  switch (dtype) {
-    case DType::kFloat32: {
-      const float f = static_cast<float>(v);
-      std::memcpy(p, &f, 4);
-      break;
-    }
-    case DType::kFloat64: std::memcpy(p, &v, 8); break;
-    case DType::kFloat16: {
-      const uint16_t h = float_to_half(static_cast<float>(v));
-      std::memcpy(p, &h, 2);
-      break;
-    }
-    case DType::kBFloat16: {
-      const uint16_t b = float_to_bf16(static_cast<float>(v));
-      std::memcpy(p, &b, 2);
-      break;
-    }
-    case DType::kUInt8: *p = float_to_u8(static_cast<float>(v)); break;
-  }
-}
+void store_value(DType dtype, double v, uint8_t* p) { store_element(dtype, p, v); }
 
-double load_value(DType dtype, const uint8_t* p) {
-  switch (dtype) {
-    case DType::kFloat32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    case DType::kFloat64: {
-      double d;
-      std::memcpy(&d, p, 8);
-      return d;
-    }
-    case DType::kFloat16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return half_to_float(h);
-    }
-    case DType::kBFloat16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return bf16_to_float(b);
-    }
-    case DType::kUInt8: return *p;
-  }
-  return 0.0;
-}
+double load_value(DType dtype, const uint8_t* p) { return load_element(dtype, p); }
 
 // Round half to even and saturate to [0, max]; NaN -> 0.
 int round_saturate(double v, int max) {

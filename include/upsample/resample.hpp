@@ -29,6 +29,7 @@ enum class Mode {
   kNearestExact,  // PyTorch "nearest-exact" (Pillow, scikit-image)
   kLinear,        // linear / bilinear / trilinear
   kCubic,         // bicubic (Keys a = -0.75; a = -0.5 with antialias)
+  kArea,          // PyTorch "area": adaptive average pooling (the ratio comes from the sizes)
 };
 
 enum class Direction { kForward, kBackward };

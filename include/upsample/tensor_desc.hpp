@@ -14,7 +14,9 @@
 
 namespace upsample {
 
-enum class DType : int { kFloat32 = 0, kFloat16, kBFloat16, kFloat64, kUInt8 };
+// Storage types. The integer types hold image samples: forward resampling only, computed in
+// float32 and rounded half to even and saturated once, at the store.
+enum class DType : int { kFloat32 = 0, kFloat16, kBFloat16, kFloat64, kUInt8, kUInt16 };
 
 UPSAMPLE_API size_t dtype_size(DType dtype);
 UPSAMPLE_API const char* dtype_name(DType dtype);

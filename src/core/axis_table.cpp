@@ -156,6 +156,23 @@ AxisTable<W> build_antialias(const AxisSpec& s) {
   return b.finish();
 }
 
+// Adaptive average pooling (Note [area window]): output dst averages [start, end) with equal
+// weights 1 / (end - start). PyTorch divides the window's sum by its size; multiplying each tap
+// by the reciprocal is the same up to rounding (docs/numerics.md).
+template <typename W>
+AxisTable<W> build_area(const AxisSpec& s) {
+  if (s.in_len == s.out_len) return identity_table<W>(s.in_len);
+  TableBuilder<W> b(s.out_len, s.in_len, (s.in_len + s.out_len - 1) / s.out_len + 1);
+  for (int64_t dst = 0; dst < s.out_len; ++dst) {
+    const int64_t start = geometry::area_start(dst, s.in_len, s.out_len);
+    const int64_t end = std::max(geometry::area_end(dst, s.in_len, s.out_len), start + 1);
+    const W w = W(1) / static_cast<W>(end - start);
+    for (int64_t j = start; j < end; ++j) b.tap(j, w);
+    b.end_row();
+  }
+  return b.finish();
+}
+
 }  // namespace
 
 template <typename W>
@@ -189,6 +206,8 @@ AxisTable<W> build_axis_table(const AxisSpec& spec) {
       return build_linear<W>(spec);
     case Mode::kCubic:
       return build_cubic<W>(spec);
+    case Mode::kArea:
+      return build_area<W>(spec);
   }
   return {};
 }

@@ -2,7 +2,8 @@
 //
 // float16 and bfloat16 are stored as raw 16-bit patterns. Every conversion to a narrower type
 // rounds to nearest, ties to even, once, at the store (NaN stays NaN, overflow goes to inf);
-// uint8 stores round to nearest even and saturate to [0, 255] (NaN stores 0).
+// uint8 / uint16 stores round to nearest even and saturate to [0, 255] / [0, 65535] (NaN stores
+// 0).
 #pragma once
 
 #include <cmath>
@@ -81,6 +82,12 @@ inline uint8_t float_to_u8(float f) {
   return static_cast<uint8_t>(std::nearbyint(f));  // default rounding mode: ties to even
 }
 
+inline uint16_t float_to_u16(float f) {
+  if (!(f > 0.0f)) return 0;  // also NaN
+  if (f >= 65535.0f) return 65535;
+  return static_cast<uint16_t>(std::nearbyint(f));
+}
+
 // Compute (accumulation) type of a storage type: double for double, float otherwise.
 template <typename T>
 using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -103,8 +110,56 @@ inline void store_from(T* p, Acc v) {
     p->bits = float_to_bf16(static_cast<float>(v));
   else if constexpr (std::is_same_v<T, uint8_t>)
     *p = float_to_u8(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    *p = float_to_u16(static_cast<float>(v));
   else
     *p = static_cast<T>(v);
+}
+
+// Calls f(T{}) with the storage type T of `dtype` (float, Half, BFloat16, double, uint8_t,
+// uint16_t): the one place a runtime dtype becomes a compile-time type.
+template <typename F>
+decltype(auto) visit_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return f(Half{});
+    case DType::kBFloat16:
+      return f(BFloat16{});
+    case DType::kFloat64:
+      return f(double{});
+    case DType::kUInt8:
+      return f(uint8_t{});
+    case DType::kUInt16:
+      return f(uint16_t{});
+    case DType::kFloat32:
+      break;
+  }
+  return f(float{});
+}
+
+// One element of a runtime dtype, as a double (exact for every storage type).
+inline double load_element(DType dtype, const void* p) {
+  return visit_dtype(dtype, [p](auto tag) {
+    using T = decltype(tag);
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return load_as<double>(&v);
+  });
+}
+
+// Stores `value` as one element of a runtime dtype, rounded as the kernels' stores round (through
+// float32 for the 16-bit and integer types).
+inline void store_element(DType dtype, void* p, double value) {
+  visit_dtype(dtype, [p, value](auto tag) {
+    using T = decltype(tag);
+    T v;
+    if constexpr (std::is_same_v<T, double>) {
+      v = value;
+    } else {
+      store_from(&v, static_cast<float>(value));
+    }
+    std::memcpy(p, &v, sizeof v);
+  });
 }
 
 }  // namespace upsample

@@ -28,6 +28,16 @@ double cubic_source_index(double ratio, int64_t dst, bool align_corners) {
   return ratio * (static_cast<double>(dst) + 0.5) - 0.5;
 }
 
+int64_t area_start(int64_t dst, int64_t in_len, int64_t out_len) {
+  const float q = static_cast<float>(dst * in_len) / static_cast<float>(out_len);
+  return std::clamp<int64_t>(static_cast<int64_t>(std::floor(q)), 0, in_len - 1);
+}
+
+int64_t area_end(int64_t dst, int64_t in_len, int64_t out_len) {
+  const float q = static_cast<float>((dst + 1) * in_len) / static_cast<float>(out_len);
+  return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(q)), 1, in_len);
+}
+
 int64_t cubic_tap(double x) { return static_cast<int64_t>(std::floor(static_cast<float>(x))); }
 
 }  // namespace upsample::geometry

@@ -94,6 +94,16 @@ void cubic_coefficients(T t, T A, T coeffs[4]) {
 // so an infinite input becomes NaN there; we skip the pass and keep it (docs/numerics.md,
 // deviation 1).
 
+// Note [area window]
+// PyTorch "area" is adaptive average pooling (F.interpolate calls adaptive_avg_pool{1,2,3}d):
+// output i averages the inputs [start, end) with start = floor(i * in / out) and
+// end = ceil((i + 1) * in / out), the quotients formed in float32 from the integer products
+// (AdaptivePooling.h: start_index / end_index), reproduced literally. Windows of neighbouring
+// outputs may overlap by one input when in / out is not an integer. No scale and no
+// align_corners: the ratio is always in / out.
+int64_t area_start(int64_t dst, int64_t in_len, int64_t out_len);
+int64_t area_end(int64_t dst, int64_t in_len, int64_t out_len);
+
 inline constexpr double kCubicA = -0.75;          // bicubic without antialias
 inline constexpr double kCubicAntialiasA = -0.5;  // bicubic with antialias (Pillow's value)
 

@@ -91,13 +91,30 @@ Status validate(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) 
         << dtype_name(dst.dtype);
     return Status::Invalid(why.str());
   }
-  if (static_cast<int>(src.dtype) < 0 || static_cast<int>(src.dtype) > 4) {
-    return Status::Invalid("unknown dtype");
+  if (static_cast<int>(src.dtype) < 0 || static_cast<int>(src.dtype) > 5) {
+    why << "unknown dtype " << static_cast<int>(src.dtype);
+    return Status::Invalid(why.str());
   }
-  if (src.dtype == DType::kUInt8 && op.direction == Direction::kBackward) {
-    return Status::Invalid("uint8 is supported for forward resampling only");
+  if ((src.dtype == DType::kUInt8 || src.dtype == DType::kUInt16) &&
+      op.direction == Direction::kBackward) {
+    why << dtype_name(src.dtype) << " is supported for forward resampling only";
+    return Status::Invalid(why.str());
   }
-  const bool nearest = op.mode == Mode::kNearest || op.mode == Mode::kNearestExact;
+  if (static_cast<int>(op.mode) < 0 || static_cast<int>(op.mode) > 4) {
+    why << "unknown mode " << static_cast<int>(op.mode);
+    return Status::Invalid(why.str());
+  }
+  if (op.mode == Mode::kArea) {
+    for (int a = 0; a < op.spatial_rank; ++a) {
+      if (op.scales[a] != 0.0) {
+        why << "area mode takes its ratio from the sizes: scales must be 0, got "
+            << op.scales[a] << " for spatial axis " << a;
+        return Status::Invalid(why.str());
+      }
+    }
+  }
+  const bool nearest = op.mode == Mode::kNearest || op.mode == Mode::kNearestExact ||
+                       op.mode == Mode::kArea;
   if (nearest && op.align_corners) {
     return Status::Invalid(std::string("align_corners is only defined for linear and cubic ") +
                            "modes, not for " + mode_name(op.mode));
@@ -257,6 +274,8 @@ const char* mode_name(Mode mode) {
       return "linear";
     case Mode::kCubic:
       return "cubic";
+    case Mode::kArea:
+      return "area";
   }
   return "?";
 }
@@ -330,6 +349,7 @@ Status check_table_memory(const OpDesc& op, const TensorDesc& src, const TensorD
     const double in_len = static_cast<double>(input.sizes[2 + a]);
     const double out_len = static_cast<double>(output.sizes[2 + a]);
     double taps = op.mode == Mode::kCubic ? 4 : op.mode == Mode::kLinear ? 2 : 1;
+    if (op.mode == Mode::kArea) taps = std::ceil(in_len / out_len) + 1;
     if (op.antialias) taps = 2 * std::ceil(taps / 2 * std::max(1.0, in_len / out_len)) + 1;
     // Index (8 B) + weight (<= 8 B) per entry; a transposed copy for backward; padded copies.
     bytes += out_len * taps * 16 * (forward ? 1.5 : 2.5) + (in_len + out_len) * 8;

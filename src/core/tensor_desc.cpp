@@ -16,6 +16,8 @@ size_t dtype_size(DType dtype) {
       return 8;
     case DType::kUInt8:
       return 1;
+    case DType::kUInt16:
+      return 2;
   }
   return 0;
 }
@@ -32,6 +34,8 @@ const char* dtype_name(DType dtype) {
       return "float64";
     case DType::kUInt8:
       return "uint8";
+    case DType::kUInt16:
+      return "uint16";
   }
   return "unknown";
 }

@@ -90,6 +90,8 @@ void pass_out(const PassShape& s, const PassTable<W>& p, const void* src, DType 
       return pass_typed<Tin, BFloat16, W>(s, p, src, dst, begin, end);
     case DType::kUInt8:
       return pass_typed<Tin, uint8_t, W>(s, p, src, dst, begin, end);
+    case DType::kUInt16:
+      return pass_typed<Tin, uint16_t, W>(s, p, src, dst, begin, end);
   }
 }
 
@@ -214,6 +216,8 @@ void run_pass(const PassShape& s, const PassTable<W>& p, DType src_type, const v
       return pass_out<BFloat16, W>(s, p, src, dst_type, dst, begin, end);
     case DType::kUInt8:
       return pass_out<uint8_t, W>(s, p, src, dst_type, dst, begin, end);
+    case DType::kUInt16:
+      return pass_out<uint16_t, W>(s, p, src, dst_type, dst, begin, end);
   }
 }
 

@@ -191,6 +191,19 @@ void CubicTaps(const Axis& axis, bool align_corners, int64_t dst, Taps* taps) {
   }
 }
 
+// area (adaptive average pooling, adaptive_avg_pool{1,2,3}d): output dst averages the inputs
+// [floor(dst * in / out), ceil((dst + 1) * in / out)), the quotients formed in float32 from the
+// integer products as AdaptivePooling.h's start_index / end_index do. The ratio is always
+// in / out: area has no scale and no align_corners.
+void AreaTaps(const Axis& axis, int64_t dst, Taps* taps) {
+  const auto in = static_cast<float>(axis.in_len), out = static_cast<float>(axis.out_len);
+  const int64_t start = TruncToIndex(std::floor(static_cast<float>(dst) * in / out));
+  const int64_t end = TruncToIndex(std::ceil(static_cast<float>(dst + 1) * in / out));
+  for (int64_t j = start; j < end; ++j) {
+    taps->push_back({j, 1.0 / static_cast<double>(end - start)});
+  }
+}
+
 // The anti-aliasing filters, written as PyTorch's aa_filter of the linear and cubic helpers.
 double TriangleFilter(double x) {
   x = std::fabs(x);
@@ -263,6 +276,9 @@ void AxisTaps(const Problem& p, const PathRules& rules, const Axis& axis, int64_
       return;
     case Mode::kCubic:
       CubicTaps(axis, p.align_corners, dst, taps);
+      return;
+    case Mode::kArea:
+      AreaTaps(axis, dst, taps);
       return;
   }
   throw std::invalid_argument("reference: unknown mode " +

@@ -11,7 +11,7 @@
 
 namespace upsample::reference {
 
-enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
+enum class Mode { kNearest, kNearestExact, kLinear, kCubic, kArea };
 
 struct Problem {
   Mode mode = Mode::kLinear;

@@ -142,6 +142,7 @@ TEST_P(TableProperties, HoldForRandomSizes) {
   for (int i = 0; i < 60; ++i) sizes.emplace_back(len(rng), len(rng));
   for (auto [in, out] : sizes) {
     for (double scale : {0.0, static_cast<double>(out) / in * 1.07}) {
+      if (c.mode == Mode::kArea && scale != 0.0) continue;  // area takes no scale
       AxisSpec spec{c.mode, c.antialias, c.align_corners, in, out, scale};
       const auto t = build_axis_table<double>(spec);
       ASSERT_EQ(check_invariants(t), "") << in << "->" << out;
@@ -172,7 +173,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{Mode::kLinear, false, false}, Case{Mode::kLinear, false, true},
                       Case{Mode::kCubic, false, false}, Case{Mode::kCubic, false, true},
                       Case{Mode::kLinear, true, false}, Case{Mode::kLinear, true, true},
-                      Case{Mode::kCubic, true, false}, Case{Mode::kCubic, true, true}),
+                      Case{Mode::kCubic, true, false}, Case{Mode::kCubic, true, true},
+                      Case{Mode::kArea, false, false}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = mode_name(info.param.mode);
       name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
@@ -203,6 +205,36 @@ TEST(AxisTable, InterleaveSpreadsEachRowOverItsGroup) {
   }
   EXPECT_TRUE(
       interleave(build_axis_table<float>({Mode::kNearest, false, false, 4, 9, 0.0}), 2).unit_taps);
+}
+
+}  // namespace
+}  // namespace upsample
+
+namespace upsample {
+namespace {
+
+// Adaptive average pooling windows as PyTorch forms them (start = floor(i * in / out),
+// end = ceil((i + 1) * in / out)): 5 -> 3 gives [0, 2), [1, 4), [3, 5); equal weights per row.
+TEST(AxisTable, AreaWindowsOverlapForNonIntegerRatios) {
+  const auto t = build_axis_table<double>({Mode::kArea, false, false, 5, 3, 0.0});
+  ASSERT_EQ(check_invariants(t), "");
+  const std::vector<int64_t> offsets = {0, 2, 5, 7};
+  const std::vector<int64_t> index = {0, 1, 1, 2, 3, 3, 4};
+  EXPECT_EQ(t.offsets, offsets);
+  EXPECT_EQ(t.index, index);
+  for (int64_t r = 0; r < 3; ++r) {
+    for (int64_t e = t.offsets[r]; e < t.offsets[r + 1]; ++e) {
+      EXPECT_DOUBLE_EQ(t.weight[e], 1.0 / static_cast<double>(t.taps(r)));
+    }
+  }
+  // Integer upsampling repeats inputs (each window is one input); a non-integer one averages
+  // the two inputs around the boundary (2 -> 5: output 2 is the mean of inputs 0 and 1).
+  const auto up = build_axis_table<double>({Mode::kArea, false, false, 2, 4, 0.0});
+  EXPECT_TRUE(up.unit_taps);
+  EXPECT_EQ(up.index, (std::vector<int64_t>{0, 0, 1, 1}));
+  const auto odd = build_axis_table<double>({Mode::kArea, false, false, 2, 5, 0.0});
+  EXPECT_EQ(odd.offsets, (std::vector<int64_t>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(odd.index, (std::vector<int64_t>{0, 0, 0, 1, 1, 1}));
 }
 
 }  // namespace

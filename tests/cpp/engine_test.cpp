@@ -105,11 +105,12 @@ std::vector<double> random_vector(int64_t n, std::mt19937* rng) {
 std::vector<Problem> random_problems(int count, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<Problem> problems;
-  const Mode modes[] = {Mode::kNearest, Mode::kNearestExact, Mode::kLinear, Mode::kCubic};
+  const Mode modes[] = {Mode::kNearest, Mode::kNearestExact, Mode::kLinear, Mode::kCubic,
+                        Mode::kArea};
   std::uniform_int_distribution<int> pick(0, 99);
   for (int i = 0; i < count; ++i) {
     Problem p;
-    p.op.mode = modes[i % 4];
+    p.op.mode = modes[i % 5];
     const bool interpolating = p.op.mode == Mode::kLinear || p.op.mode == Mode::kCubic;
     p.op.antialias = interpolating && pick(rng) < 40;
     p.op.align_corners = interpolating && pick(rng) < 40;
@@ -128,7 +129,9 @@ std::vector<Problem> random_problems(int count, unsigned seed) {
         p.in[a] = 1 + pick(rng) % 12;
         p.out[a] = 1 + pick(rng) % 12;
       }
-      if (pick(rng) < 25) p.op.scales[a] = static_cast<double>(p.out[a]) / p.in[a] * 1.1;
+      if (pick(rng) < 25 && p.op.mode != Mode::kArea) {
+        p.op.scales[a] = static_cast<double>(p.out[a]) / p.in[a] * 1.1;
+      }
     }
     problems.push_back(p);
   }

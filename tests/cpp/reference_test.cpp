@@ -30,6 +30,8 @@ const char* ModeName(Mode mode) {
       return "linear";
     case Mode::kCubic:
       return "cubic";
+    case Mode::kArea:
+      return "area";
   }
   return "?";
 }
