@@ -49,7 +49,20 @@ struct OpDesc {
 };
 
 struct ExecContext {
-  int num_threads = 0;  // 0: UPSAMPLE_NUM_THREADS if set, else every core
+  // 0: UPSAMPLE_NUM_THREADS if set, else every core. A process forked from another runs
+  // single-threaded whatever is asked (GNU OpenMP cannot start threads in a forked child).
+  int num_threads = 0;
+};
+
+// Limits on the memory make_plan() may take (phase-1 memory: the weight tables).
+struct PlanOptions {
+  // make_plan() refuses (kInvalidArgument) a plan whose tables would take more bytes.
+  // 0: UPSAMPLE_MAX_BYTES if set (bytes, optionally with a K/M/G suffix), else half the
+  // physical memory.
+  size_t max_bytes = 0;
+  // A table larger than this is not materialised: the kernels generate its rows as they go
+  // (slower, but memory stays proportional to the short axes). 0: 64 MiB.
+  size_t table_budget = 0;
 };
 
 class UPSAMPLE_API Plan {
@@ -65,7 +78,10 @@ class UPSAMPLE_API Plan {
   size_t workspace_bytes() const;
   // True when dst has no elements: execute() does nothing.
   bool empty() const;
-  // A human-readable summary: tables, passes, buffers.
+  // Bytes the plan holds (its weight tables, in the kernels' form).
+  size_t held_bytes() const;
+  // A human-readable summary: the steps, the kernel chosen for each and why the other candidates
+  // declined, the execution strategy, the workspace.
   std::string describe() const;
 
   struct Impl;
@@ -73,15 +89,16 @@ class UPSAMPLE_API Plan {
 
  private:
   std::shared_ptr<const Impl> impl_;
-  friend Status make_plan(const OpDesc&, const TensorDesc&, const TensorDesc&, Plan*);
+  friend Status make_plan(const OpDesc&, const TensorDesc&, const TensorDesc&, Plan*,
+                          const PlanOptions&);
 };
 
 // Validates the descriptors, resolves the geometry, builds the weight tables and passes.
 UPSAMPLE_API Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
-                              Plan* plan);
+                              Plan* plan, const PlanOptions& options = {});
 
 // Runs a plan. `workspace` must hold plan.workspace_bytes() bytes (may be null when that is 0).
-// src and dst must not overlap.
+// src and dst must not overlap (an overlap is reported as kInvalidArgument).
 UPSAMPLE_API Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
                             size_t workspace_bytes, const ExecContext& ctx = {});
 

@@ -4,21 +4,20 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/geometry.hpp"
-
 namespace upsample {
 namespace {
 
 template <typename W>
 class TableBuilder {
  public:
-  TableBuilder(int64_t rows, int64_t src_len, int64_t taps_hint) {
+  // `taps`: the exact number of taps the table will hold (reserved once).
+  TableBuilder(int64_t rows, int64_t src_len, int64_t taps) {
     table_.rows = rows;
     table_.src_len = src_len;
     table_.offsets.reserve(static_cast<size_t>(rows) + 1);
     table_.offsets.push_back(0);
-    table_.index.reserve(static_cast<size_t>(rows * taps_hint));
-    table_.weight.reserve(static_cast<size_t>(rows * taps_hint));
+    table_.index.reserve(static_cast<size_t>(taps));
+    table_.weight.reserve(static_cast<size_t>(taps));
   }
   void tap(int64_t index, W weight) {
     table_.index.push_back(index);
@@ -46,133 +45,6 @@ class TableBuilder {
   AxisTable<W> table_;
 };
 
-template <typename W>
-AxisTable<W> identity_table(int64_t len) {
-  TableBuilder<W> b(len, len, 1);
-  for (int64_t r = 0; r < len; ++r) {
-    b.tap(r, W(1));
-    b.end_row();
-  }
-  return b.finish();
-}
-
-template <typename W>
-AxisTable<W> build_nearest(const AxisSpec& s, bool exact) {
-  TableBuilder<W> b(s.out_len, s.in_len, 1);
-  for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const int64_t src = exact ? geometry::nearest_exact_index(dst, s.in_len, s.out_len, s.scale)
-                              : geometry::nearest_index(dst, s.in_len, s.out_len, s.scale);
-    b.tap(std::clamp<int64_t>(src, 0, s.in_len - 1), W(1));
-    b.end_row();
-  }
-  return b.finish();
-}
-
-// PyTorch compute_source_index_and_lambda: two taps (i0, 1 - l) and (i1, l) with
-// i1 = i0 + 1 except at the last input, where both taps are i0 (both are evaluated, as in
-// PyTorch). i0 is clamped to in_len - 1 and l to [0, 1], as newer PyTorch versions guard
-// against scales that point past the end (1.13 would read out of bounds there).
-template <typename W>
-AxisTable<W> build_linear(const AxisSpec& s) {
-  if (s.in_len == s.out_len) return identity_table<W>(s.in_len);  // Note [identity axes]
-  const W r = geometry::ratio<W>(s.in_len, s.out_len, s.align_corners, s.scale);
-  TableBuilder<W> b(s.out_len, s.in_len, 2);
-  for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const double x = geometry::linear_source_index(static_cast<double>(r), dst, s.align_corners);
-    const int64_t i0 = std::min(static_cast<int64_t>(x), s.in_len - 1);
-    const int64_t i1 = i0 + (i0 < s.in_len - 1 ? 1 : 0);
-    const W l1 = static_cast<W>(std::clamp(x - static_cast<double>(i0), 0.0, 1.0));
-    b.tap(i0, W(1) - l1);
-    b.tap(i1, l1);
-    b.end_row();
-  }
-  return b.finish();
-}
-
-// PyTorch bicubic (antialias=False): four taps floor(x)-1 .. floor(x)+2, each clamped into
-// [0, in_len - 1] (replicated border; duplicates kept and evaluated separately).
-template <typename W>
-AxisTable<W> build_cubic(const AxisSpec& s) {
-  const W r = geometry::ratio<W>(s.in_len, s.out_len, s.align_corners, s.scale);
-  TableBuilder<W> b(s.out_len, s.in_len, 4);
-  const double far_end = static_cast<double>(s.in_len) + 2.0;
-  for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const double x = geometry::cubic_source_index(static_cast<double>(r), dst, s.align_corners);
-    int64_t i;
-    W t;
-    if (s.for_backward) {
-      const W xb = geometry::cubic_source_index_backward<W>(r, dst, s.align_corners);
-      i = std::min(static_cast<int64_t>(std::floor(xb)), s.in_len - 1);
-      i = std::max<int64_t>(i, -2);  // a far-negative coordinate reads only element 0 anyway
-      t = std::clamp(xb - static_cast<W>(i), W(0), W(1));
-    } else if (x >= -3.0 && x <= far_end) {
-      i = geometry::cubic_tap(x);
-      t = static_cast<W>(x - static_cast<double>(i));
-    } else {  // far outside (only with a scale that disagrees with the sizes): every tap is the
-      i = x < 0 ? -2 : s.in_len + 1;  // border element; a centred tap keeps the weights exact
-      t = W(0);
-    }
-    W coeffs[4];
-    geometry::cubic_coefficients<W>(t, static_cast<W>(geometry::kCubicA), coeffs);
-    for (int k = 0; k < 4; ++k) b.tap(std::clamp<int64_t>(i - 1 + k, 0, s.in_len - 1), coeffs[k]);
-    b.end_row();
-  }
-  return b.finish();
-}
-
-// PyTorch _compute_weights_aa (after Pillow's precompute_coeffs): the filter's support is
-// stretched by the downscale ratio, taps outside the input are dropped and the weights are
-// normalised to sum 1. Mixed float/double expressions follow PyTorch's literally.
-template <typename W>
-AxisTable<W> build_antialias(const AxisSpec& s) {
-  const bool cubic = s.mode == Mode::kCubic;
-  const double interp_size = cubic ? 4.0 : 2.0;
-  const W scale = geometry::ratio<W>(s.in_len, s.out_len, s.align_corners, s.scale);
-  // Same size at ratio 1 is a copy (Note [identity axes]); a user scale != 1 still resamples.
-  if (s.in_len == s.out_len && scale == W(1)) return identity_table<W>(s.in_len);
-  const W support = static_cast<W>(scale >= W(1) ? (interp_size * 0.5) * scale : interp_size * 0.5);
-  const W invscale = scale >= W(1) ? W(1) / scale : W(1);
-  TableBuilder<W> b(s.out_len, s.in_len, static_cast<int64_t>(std::ceil(support)) * 2 + 1);
-  std::vector<W> w;
-  for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const W center = static_cast<W>(scale * (static_cast<double>(dst) + 0.5));
-    const int64_t xmin =
-        std::max(static_cast<int64_t>(center - support + 0.5), static_cast<int64_t>(0));
-    const int64_t xmax = std::min(static_cast<int64_t>(center + support + 0.5), s.in_len);
-    w.clear();
-    W total = 0;
-    for (int64_t j = xmin; j < xmax; ++j) {
-      const W arg = static_cast<W>((static_cast<W>(j) - center + 0.5) * invscale);
-      const W value =
-          cubic ? geometry::antialias_cubic_filter<W>(arg) : geometry::triangle_filter<W>(arg);
-      w.push_back(value);
-      total += value;
-    }
-    for (size_t k = 0; k < w.size(); ++k) {
-      b.tap(xmin + static_cast<int64_t>(k), total != W(0) ? w[k] / total : w[k]);
-    }
-    b.end_row();
-  }
-  return b.finish();
-}
-
-// Adaptive average pooling (Note [area window]): output dst averages [start, end) with equal
-// weights 1 / (end - start). PyTorch divides the window's sum by its size; multiplying each tap
-// by the reciprocal is the same up to rounding (docs/numerics.md).
-template <typename W>
-AxisTable<W> build_area(const AxisSpec& s) {
-  if (s.in_len == s.out_len) return identity_table<W>(s.in_len);
-  TableBuilder<W> b(s.out_len, s.in_len, (s.in_len + s.out_len - 1) / s.out_len + 1);
-  for (int64_t dst = 0; dst < s.out_len; ++dst) {
-    const int64_t start = geometry::area_start(dst, s.in_len, s.out_len);
-    const int64_t end = std::max(geometry::area_end(dst, s.in_len, s.out_len), start + 1);
-    const W w = W(1) / static_cast<W>(end - start);
-    for (int64_t j = start; j < end; ++j) b.tap(j, w);
-    b.end_row();
-  }
-  return b.finish();
-}
-
 }  // namespace
 
 template <typename W>
@@ -193,23 +65,13 @@ bool AxisTable<W>::uniform_taps() const {
 }
 
 template <typename W>
-AxisTable<W> build_axis_table(const AxisSpec& spec) {
-  if (spec.antialias && (spec.mode == Mode::kLinear || spec.mode == Mode::kCubic)) {
-    return build_antialias<W>(spec);
+AxisTable<W> build_axis_table(const AxisWeights<W>& weights) {
+  TableBuilder<W> b(weights.rows(), weights.src_len(), weights.total_taps());
+  for (int64_t dst = 0; dst < weights.rows(); ++dst) {
+    weights.row(dst, [&b](int64_t index, W weight) { b.tap(index, weight); });
+    b.end_row();
   }
-  switch (spec.mode) {
-    case Mode::kNearest:
-      return build_nearest<W>(spec, /*exact=*/false);
-    case Mode::kNearestExact:
-      return build_nearest<W>(spec, /*exact=*/true);
-    case Mode::kLinear:
-      return build_linear<W>(spec);
-    case Mode::kCubic:
-      return build_cubic<W>(spec);
-    case Mode::kArea:
-      return build_area<W>(spec);
-  }
-  return {};
+  return b.finish();
 }
 
 template <typename W>
@@ -238,7 +100,8 @@ AxisTable<W> transpose(const AxisTable<W>& t) {
 
 template <typename W>
 AxisTable<W> interleave(const AxisTable<W>& t, int64_t group) {
-  TableBuilder<W> b(t.rows * group, t.src_len * group, t.max_taps());
+  TableBuilder<W> b(t.rows * group, t.src_len * group,
+                    static_cast<int64_t>(t.index.size()) * group);
   for (int64_t r = 0; r < t.rows; ++r) {
     for (int64_t c = 0; c < group; ++c) {
       for (int64_t e = t.offsets[r]; e < t.offsets[r + 1]; ++e) {
@@ -283,8 +146,8 @@ std::string check_invariants(const AxisTable<W>& t) {
 
 template struct AxisTable<float>;
 template struct AxisTable<double>;
-template AxisTable<float> build_axis_table<float>(const AxisSpec&);
-template AxisTable<double> build_axis_table<double>(const AxisSpec&);
+template AxisTable<float> build_axis_table<float>(const AxisWeights<float>&);
+template AxisTable<double> build_axis_table<double>(const AxisWeights<double>&);
 template AxisTable<float> transpose<float>(const AxisTable<float>&);
 template AxisTable<float> interleave<float>(const AxisTable<float>&, int64_t);
 template AxisTable<double> interleave<double>(const AxisTable<double>&, int64_t);

@@ -10,21 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "upsample/resample.hpp"
+#include "core/axis_weights.hpp"
 
 namespace upsample {
-
-struct AxisSpec {
-  Mode mode = Mode::kLinear;
-  bool antialias = false;
-  bool align_corners = false;
-  int64_t in_len = 1;
-  int64_t out_len = 1;
-  double scale = 0.0;  // user scale (out/in); <= 0: not given
-  // The table will be transposed for a backward pass. Only bicubic cares: PyTorch 1.13 rounds
-  // its coordinate differently in forward and backward (Note [cubic source index]).
-  bool for_backward = false;
-};
 
 template <typename W>
 struct AxisTable {
@@ -43,10 +31,20 @@ struct AxisTable {
   bool uniform_taps() const;  // every row has max_taps() taps
 };
 
-// Builds the forward table of one axis. W is the precision the weights are computed and
-// stored in: float for float32/float16/bfloat16/uint8 data, double for float64 data.
+// Materialises every row of an axis' forward table (AxisWeights::row, in order).
 template <typename W>
-AxisTable<W> build_axis_table(const AxisSpec& spec);
+AxisTable<W> build_axis_table(const AxisWeights<W>& weights);
+template <typename W>
+AxisTable<W> build_axis_table(const AxisSpec& spec) {
+  return build_axis_table(AxisWeights<W>(spec));
+}
+
+// Bytes a materialised table of `taps` taps over `rows` rows occupies (its three arrays).
+template <typename W>
+constexpr int64_t table_bytes(int64_t rows, int64_t taps) {
+  return (rows + 1) * static_cast<int64_t>(sizeof(int64_t)) +
+         taps * static_cast<int64_t>(sizeof(int64_t) + sizeof(W));
+}
 
 template <typename W>
 AxisTable<W> transpose(const AxisTable<W>& table);

@@ -1,62 +1,82 @@
-// CPU pass kernels. A pass resamples one axis of a dense tensor viewed as
-// [outer, len, inner]: dst[o, r, i] = sum over row r's taps e of weight[e] * src[o, index[e], i].
+// CPU kernels: the functions a compiled plan calls for its steps.
 //
-// Two kernel shapes (architecture note 7.1): "horizontal" when inner == 1 (taps along the
-// unit-stride axis: gathers), "vertical" otherwise (taps along a strided axis, a contiguous run
-// of `inner` elements per tap). Kernels take the table; they never compute coordinates.
+// A resample pass sees a dense tensor as [outer, len, inner]:
+//   dst[o, r, i] = sum over row r's taps e of weight[e] * src[o, index[e], i].
+// Two kernel shapes: "horizontal" when inner == 1 (taps along the unit-stride axis; lanes are
+// consecutive outputs of a row) and "vertical" otherwise (each tap is a contiguous run of
+// `inner` elements; lanes run along it). Kernels take tables; they never compute coordinates.
 //
 // Arithmetic contract (identical in every kernel, scalar or SIMD, any target, any thread count):
-// acc = w0 * x0; acc = acc + wk * xk for k = 1.. in table order; no fused multiply-add; a row
-// without taps gives 0; the store rounds once. So NCHW, NHWC and views give identical values.
+// loads convert the storage type exactly to the accumulation type W (float32, or float64 for
+// float64 data); acc = w0 * x0; acc = acc + wk * xk for k = 1.. in table order; no fused
+// multiply-add; a row without taps gives 0; the store rounds once (to nearest even; integer
+// types saturate, NaN stores 0). So NCHW, NHWC and views give identical values.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "core/axis_table.hpp"
 #include "core/dtype.hpp"
-#include "upsample/tensor_desc.hpp"
+#include "core/plan.hpp"
 
 namespace upsample::cpu {
 
-struct PassShape {
-  int64_t outer = 1;
-  int64_t src_len = 1;  // length of the axis in the source
-  int64_t rows = 1;     // length of the axis in the destination
-  int64_t inner = 1;
-};
+using core::PassShape;
 
-// Kernel-ready form of an AxisTable, built once in the plan.
+inline constexpr int kDTypes = static_cast<int>(DType::kUInt16) + 1;
+
+// Kernel-ready form of a materialised table, built once at plan time.
 template <typename W>
 struct PassTable {
   AxisTable<W> table;
-  // Tap-major, zero-padded copy for vectorised horizontal gathers: entry (k, r) at
-  // [k * padded_rows + r]; padding lanes have index 0, weight 0 and count 0. Built only for
-  // float tables whose padded size stays close to the CSR size.
+  int64_t max_taps = 0;
+  // Every row's taps are consecutive source indices (antialias, linear away from the border):
+  // scalar loops can then walk the source with a pointer instead of loading each index.
+  bool consecutive_taps = false;
+  // Tap-major, zero-padded copy for vectorised horizontal kernels: entry (k, r) at
+  // [k * padded_rows + r]; padding lanes have index 0, weight 0 and count 0.
   int64_t padded_rows = 0;
   int64_t padded_taps = 0;
   std::vector<int32_t> padded_index;
   std::vector<W> padded_weight;
   std::vector<int32_t> padded_count;
-  bool uniform = false;
-  // Every row's taps are consecutive source indices (antialias, linear away from the border):
-  // scalar loops can then walk the source with a pointer instead of loading each index.
-  bool consecutive_taps = false;
+  bool uniform = false;  // every row has padded_taps taps
   // Windowed form of the padded table, per block of `window_lanes` consecutive rows: when every
-  // tap of the block lies in [base, base + window_lanes * kind), the kernel loads those 1 to 4
-  // vectors once and permutes them (no gathers: gathers are slow on several CPUs). kind 0 =
-  // the block gathers. window_rel holds index - base, tap-major like padded_index.
+  // tap of the block lies in [base, base + window_lanes * kind) for kind 1..4, the kernel loads
+  // those vectors once and permutes them (no gathers: gathers are slow on several CPUs); kind 0:
+  // the block's window is wider and its rows are computed one by one. window_rel holds
+  // index - base, tap-major like padded_index.
   int64_t window_lanes = 0;
   std::vector<int32_t> window_base;
   std::vector<uint8_t> window_kind;
   std::vector<int32_t> window_rel;
 
-  explicit PassTable(AxisTable<W> t);
+  // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
+  PassTable(AxisTable<W> t, bool padded, int64_t lanes);
   bool has_padded() const { return padded_rows > 0; }
+  // Bytes of the arrays the padded and windowed forms add (what PassTable adds to its table).
+  static int64_t padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes);
+  // Whether padding to the longest row wastes little: transposed tables of extreme ratios can
+  // have one long row among many short ones; those stay CSR.
+  static bool padding_is_compact(int64_t rows, int64_t max_taps, int64_t total_taps,
+                                 int64_t src_len);
 
  private:
-  void build_windows();
+  void build_windows(int64_t lanes);
 };
+
+// What a kernel call needs besides its buffers and item range.
+template <typename W>
+struct PassArgs {
+  PassShape shape;
+  const PassTable<W>* table = nullptr;  // materialised-table kernels
+  const core::Axis<W>* axis = nullptr;  // streaming kernels: the row generator
+  core::CopyShape copy;                 // copy kernels
+};
+
+template <typename W>
+using PassFn = void (*)(const PassArgs<W>& args, const void* src, void* dst, int64_t begin,
+                        int64_t end);
 
 // Output r of a horizontal pass over source row x, in the contract's order. `consecutive`: every
 // row's taps are consecutive source indices, walked with a pointer instead of loaded indices.
@@ -75,42 +95,43 @@ inline W horizontal_output(const AxisTable<W>& t, int64_t r, const T* x, bool co
   return acc;
 }
 
-// Number of work items of a pass and of a strided copy: the unit of parallel splitting.
-int64_t pass_items(const PassShape& shape);
+// Work items (the unit of parallel splitting) of the two shapes: whole rows of outputs for a
+// horizontal kernel, (outer, row) pairs for a vertical one.
+inline int64_t horizontal_items(const PassShape& s) { return s.outer; }
+inline int64_t vertical_items(const PassShape& s) { return s.outer * s.rows; }
+int64_t copy_items(const core::CopyShape& c);
 
-// Runs items [begin, end) of a resampling pass. src_type/dst_type are the buffers' element
-// types; W is float or double (the accumulation type).
+// ---- scalar kernels (src/cpu/scalar.cpp), every reachable type pair ---------------------------
+// The storage types a pass with weights W reads and writes: with float weights, a storage type S
+// of {float32, float16, bfloat16, uint8, uint16} meets float32 intermediates (S -> f32,
+// f32 -> S) or stays S through a single pass (S -> S); float64 runs f64 -> f64 only.
 template <typename W>
-void run_pass(const PassShape& shape, const PassTable<W>& table, DType src_type, const void* src,
-              DType dst_type, void* dst, int64_t begin, int64_t end);
+bool reachable_types(DType in, DType out);
 
-// Moves elements without arithmetic (nearest forward): a unit-tap table, same dtype both sides.
-// `index[r]` is the source index of output row r.
-void run_gather_copy(const PassShape& shape, const int64_t* index, size_t elem_size,
-                     const void* src, void* dst, int64_t begin, int64_t end);
+template <typename W>
+PassFn<W> scalar_vertical(DType in, DType out);
+template <typename W>
+PassFn<W> scalar_horizontal(DType in, DType out);
+// Streams the rows of an axis too long to materialise (any shape; items are (outer, row)).
+template <typename W>
+PassFn<W> scalar_streamed(DType in, DType out);
+// Unit-tap tables (nearest forward), same type in and out: moves elements, no arithmetic.
+template <typename W>
+PassFn<W> gather_copy(size_t elem_size, bool horizontal);
+template <typename W>
+PassFn<W> streamed_gather_copy(size_t elem_size);
+template <typename W>
+PassFn<W> strided_copy();
 
-struct StridedCopy {
-  int rank = 0;
-  int64_t sizes[5] = {1, 1, 1, 1, 1};
-  int64_t src_strides[5] = {0, 0, 0, 0, 0};  // elements
-  int64_t dst_strides[5] = {0, 0, 0, 0, 0};
-  size_t elem_size = 4;
+// ---- SIMD kernels (src/cpu/simd.cpp): Highway, one set per compiled target ------------------
+struct SimdKernels {
+  const char* target = "";
+  int64_t lanes = 1;  // float32 lanes of the target's vectors
+  PassFn<float> vertical[kDTypes][kDTypes] = {};
+  PassFn<float> horizontal[kDTypes][kDTypes] = {};
 };
-int64_t strided_copy_items(const StridedCopy& copy);
-void run_strided_copy(const StridedCopy& copy, const void* src, void* dst, int64_t begin,
-                      int64_t end);
-
-// Elementwise conversion of elements [begin, end) between a storage type and float32 (one of the
-// two is float32): the round trip of float16 / bfloat16 data around the float32 passes.
-void run_convert(DType from, const void* src, DType to, void* dst, int64_t begin, int64_t end);
-
-// Vectorised float32 kernels (Highway, dispatched once per call to the best target).
-void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
-                  float* dst, int64_t begin, int64_t end);
-void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const float* src,
-                    float* dst, int64_t begin, int64_t end);
-const char* simd_target_name();
-// float32 lanes of the dispatched target's vectors.
-int64_t simd_lanes_f32();
+// The set of the best target this CPU supports (chosen once per process, or the one a test set
+// with hwy::SetSupportedTargetsForTest).
+const SimdKernels& simd_kernels();
 
 }  // namespace upsample::cpu

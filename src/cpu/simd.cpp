@@ -1,11 +1,13 @@
-// Vectorised float32 pass bodies, written once against a Highway descriptor and compiled for
-// every target; hwy picks the best target of this CPU once per process (HWY_DYNAMIC_DISPATCH).
-// The arithmetic follows the contract of kernels.hpp (Mul then Add, table order, no FMA), so
-// results equal the scalar kernels' bit for bit.
+// Vectorised pass kernels (float32 accumulation), written once against a Highway descriptor and
+// compiled for every target; the plan takes the set of the best target this CPU supports
+// (simd_kernels()), so nothing is dispatched per call. Storage types are converted in registers
+// at the loads and stores: loads widen exactly, stores round once (to nearest even; integers
+// saturate; NaN stores 0), so the results equal the scalar kernels' bit for bit (kernels.hpp).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <algorithm>
+#include <type_traits>
 
 #include "core/dtype.hpp"
 #include "cpu/kernels.hpp"
@@ -16,11 +18,126 @@ HWY_BEFORE_NAMESPACE();
 namespace upsample::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Taps along a strided axis: each tap is a contiguous run of `inner` floats.
-void VerticalF32(const PassShape& s, const AxisTable<float>& t, const float* src, float* dst,
-                 int64_t begin, int64_t end) {
-  const hn::ScalableTag<float> d;
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// float16 <-> float32 in hardware (round to nearest even) on x86 targets from AVX2 up.
+#undef UPSAMPLE_F16C
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+#define UPSAMPLE_F16C 1
+#else
+#define UPSAMPLE_F16C 0
+#endif
+
+// ---- loads: Lanes(d) consecutive storage elements, widened exactly to float32 ----------------
+
+HWY_INLINE VF load(DF d, const float* p) { return hn::LoadU(d, p); }
+
+HWY_INLINE VF load(DF d, const BFloat16* p) {
+  const hn::Rebind<uint16_t, DF> du16;
+  const hn::Rebind<uint32_t, DF> du32;
+  const auto wide = hn::PromoteTo(du32, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
+  return hn::BitCast(d, hn::ShiftLeft<16>(wide));
+}
+
+HWY_INLINE VF load(DF d, const Half* p) {
+#if UPSAMPLE_F16C
+  const hn::Rebind<hwy::float16_t, DF> df16;
+  return hn::PromoteTo(d, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(p)));
+#else
+  HWY_ALIGN float buf[hn::MaxLanes(DF())];
+  for (size_t i = 0; i < hn::Lanes(d); ++i) buf[i] = half_to_float(p[i].bits);
+  return hn::Load(d, buf);
+#endif
+}
+
+HWY_INLINE VF load(DF d, const uint8_t* p) {
+  const hn::Rebind<uint8_t, DF> du8;
+  const hn::Rebind<int32_t, DF> di32;
+  return hn::ConvertTo(d, hn::PromoteTo(di32, hn::LoadU(du8, p)));
+}
+
+HWY_INLINE VF load(DF d, const uint16_t* p) {
+  const hn::Rebind<uint16_t, DF> du16;
+  const hn::Rebind<int32_t, DF> di32;
+  return hn::ConvertTo(d, hn::PromoteTo(di32, hn::LoadU(du16, p)));
+}
+
+// ---- stores: Lanes(d) elements, rounded once -------------------------------------------------
+
+HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(v, d, p); }
+
+HWY_INLINE void store(VF v, DF /* d */, BFloat16* p) {
+  const hn::Rebind<uint16_t, DF> du16;
+  const hn::Rebind<uint32_t, DF> du32;
+  const hn::Rebind<int32_t, DF> di32;
+  const auto u = hn::BitCast(du32, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du32, 0x7fffu), lsb)));
+  const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du32, 0x40u));
+  const auto magnitude = hn::BitCast(di32, hn::And(u, hn::Set(du32, 0x7fffffffu)));
+  const auto is_nan = hn::Gt(magnitude, hn::Set(di32, 0x7f800000));
+  const auto bits = hn::IfThenElse(hn::RebindMask(du32, is_nan), quiet, rounded);
+  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, reinterpret_cast<uint16_t*>(p));
+}
+
+HWY_INLINE void store(VF v, DF d, Half* p) {
+#if UPSAMPLE_F16C
+  const hn::Rebind<hwy::float16_t, DF> df16;
+  hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
+#else
+  HWY_ALIGN float buf[hn::MaxLanes(DF())];
+  hn::Store(v, d, buf);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) p[i].bits = float_to_half(buf[i]);
+#endif
+}
+
+// Integers: NaN and values <= 0 store 0, values >= max store max, others round half to even.
+// (x + 2^23) - 2^23 rounds x in [0, 2^23) to an integer with IEEE round-to-nearest-even on
+// every target, exactly as the scalar store's nearbyint.
+template <int kMax>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, DF>> round_saturate(VF v, DF d) {
+  const hn::Rebind<int32_t, DF> di32;
+  const auto positive = hn::Gt(v, hn::Zero(d));
+  const auto clamped = hn::Min(hn::IfThenElseZero(positive, v), hn::Set(d, float(kMax)));
+  const auto magic = hn::Set(d, 8388608.0f);
+  const auto rounded = hn::Sub(hn::Add(clamped, magic), magic);
+  return hn::ConvertTo(di32, rounded);
+}
+
+HWY_INLINE void store(VF v, DF d, uint8_t* p) {
+  const hn::Rebind<uint8_t, DF> du8;
+  hn::StoreU(hn::DemoteTo(du8, round_saturate<255>(v, d)), du8, p);
+}
+
+HWY_INLINE void store(VF v, DF d, uint16_t* p) {
+  const hn::Rebind<uint16_t, DF> du16;
+  hn::StoreU(hn::DemoteTo(du16, round_saturate<65535>(v, d)), du16, p);
+}
+
+// The first n (< Lanes) lanes, through the scalar store (same rounding).
+template <typename T>
+HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    hn::BlendedStore(v, hn::FirstN(d, n), d, p);
+  } else {
+    HWY_ALIGN float buf[hn::MaxLanes(DF())];
+    hn::Store(v, d, buf);
+    for (size_t i = 0; i < n; ++i) store_from(p + i, buf[i]);
+  }
+}
+
+// ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
+
+template <typename Tin, typename Tout>
+void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
+              int64_t end) {
+  const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const PassShape& s = a.shape;
+  const AxisTable<float>& t = a.table->table;
+  const Tin* src = static_cast<const Tin*>(src_v);
+  Tout* dst = static_cast<Tout*>(dst_v);
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
   int64_t o = begin / s.rows, r = begin % s.rows;
   for (int64_t item = begin; item < end; ++item, ++r) {
@@ -28,40 +145,43 @@ void VerticalF32(const PassShape& s, const AxisTable<float>& t, const float* src
       r = 0;
       ++o;
     }
-    const float* plane = src + o * s.src_len * s.inner;
-    float* out = dst + item * s.inner;
+    const Tin* plane = src + o * s.src_len * s.inner;
+    Tout* out = dst + item * s.inner;
     const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
     if (e0 == e1) {
-      for (int64_t i = 0; i < s.inner; ++i) out[i] = 0.0f;
+      for (int64_t i = 0; i < s.inner; ++i) store_from(out + i, 0.0f);
       continue;
     }
-    const float* x0 = plane + t.index[e0] * s.inner;
+    const Tin* x0 = plane + t.index[e0] * s.inner;
     const float w0 = t.weight[e0];
     int64_t i = 0;
     for (; i + lanes <= s.inner; i += lanes) {
-      auto acc = hn::Mul(hn::Set(d, w0), hn::LoadU(d, x0 + i));
+      auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        const float* x = plane + t.index[e] * s.inner;
-        acc = hn::Add(acc, hn::Mul(hn::Set(d, t.weight[e]), hn::LoadU(d, x + i)));
+        const Tin* x = plane + t.index[e] * s.inner;
+        acc = hn::Add(acc, hn::Mul(hn::Set(d, t.weight[e]), load(d, x + i)));
       }
-      hn::StoreU(acc, d, out + i);
+      store(acc, d, out + i);
     }
     for (; i < s.inner; ++i) {
-      float acc = w0 * x0[i];
+      float acc = w0 * load_as<float>(x0 + i);
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        acc = acc + t.weight[e] * plane[t.index[e] * s.inner + i];
+        acc = acc + t.weight[e] * load_as<float>(plane + t.index[e] * s.inner + i);
       }
-      out[i] = acc;
+      store_from(out + i, acc);
     }
   }
 }
 
-// Taps along the unit-stride axis: lanes are consecutive outputs of one row. Per block, the
-// taps are either picked from 1 or 2 vectors loaded at the block's window base (permutes), or
-// gathered through the tap-major padded table. The last block is computed whole (padding lanes
-// use weight 0 on a valid element) and stored under a mask.
-template <class D, class DI, class V>
-HWY_INLINE V Accumulate(D d, DI di, const PassTable<float>& p, int64_t r, V acc, V tap, int64_t k) {
+// ---- horizontal: taps along the unit-stride axis; lanes are consecutive outputs of a row -----
+// Per block of Lanes outputs, the taps are picked from 1 to 4 vectors loaded at the block's
+// window base (permutes), or, for wider windows, the block's rows are computed one by one.
+// The last block is computed whole (padding lanes use weight 0 on a valid element) and stored
+// under a mask.
+
+template <class DI>
+HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF acc, VF tap,
+                         int64_t k) {
   const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
   if (k == 0) {
     const auto first = hn::Mul(w, tap);
@@ -76,123 +196,105 @@ HWY_INLINE V Accumulate(D d, DI di, const PassTable<float>& p, int64_t r, V acc,
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
 }
 
-void HorizontalF32(const PassShape& s, const PassTable<float>& p, const float* src, float* dst,
-                   int64_t begin, int64_t end) {
-  const hn::ScalableTag<float> d;
-  const hn::RebindToSigned<decltype(d)> di;
+template <typename Tin, typename Tout>
+void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
+                int64_t end) {
+  const DF d;
+  const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const PassShape& s = a.shape;
+  const PassTable<float>& p = *a.table;
+  const Tin* src = static_cast<const Tin*>(src_v);
+  Tout* dst = static_cast<Tout*>(dst_v);
   const bool windows = p.window_lanes == lanes;
   const int64_t stride = p.padded_rows;
   for (int64_t o = begin; o < end; ++o) {
-    const float* x = src + o * s.src_len;
-    float* out = dst + o * s.rows;
+    const Tin* x = src + o * s.src_len;
+    Tout* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; r += lanes) {
       const int kind = windows ? p.window_kind[r / lanes] : 0;
-      auto acc = hn::Zero(d);
-      if (kind > 0) {
-        // Window of `kind` vectors: lane = rel % lanes picks within a vector, rel / lanes picks
-        // the vector (lanes is a power of two).
-        const float* window = x + p.window_base[r / lanes];
-        const auto v0 = hn::LoadU(d, window);
-        const auto v1 = kind > 1 ? hn::LoadU(d, window + lanes) : v0;
-        const auto v2 = kind > 2 ? hn::LoadU(d, window + 2 * lanes) : v0;
-        const auto v3 = kind > 3 ? hn::LoadU(d, window + 3 * lanes) : v0;
-        const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
-        for (int64_t k = 0; k < p.padded_taps; ++k) {
-          const auto rel = hn::LoadU(di, p.window_rel.data() + k * stride + r);
-          const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
-          auto tap = hn::TableLookupLanes(v0, lane);
-          if (kind > 1) {
-            const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
-            auto pick = [&](auto v, int q) {
-              const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
-              tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
-            };
-            pick(v1, 1);
-            if (kind > 2) pick(v2, 2);
-            if (kind > 3) pick(v3, 3);
-          }
-          acc = Accumulate(d, di, p, r, acc, tap, k);
-        }
-      } else {
+      if (kind == 0) {
         // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
         // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
         // arithmetic as the vector paths, so the choice never changes a bit.
         for (int64_t j = r; j < std::min(r + lanes, s.rows); ++j) {
-          out[j] = horizontal_output(p.table, j, x, p.consecutive_taps);
+          store_from(out + j, horizontal_output(p.table, j, x, p.consecutive_taps));
         }
         continue;
       }
+      // Window of `kind` vectors: lane = rel % lanes picks within a vector, rel / lanes picks
+      // the vector (lanes is a power of two).
+      const Tin* window = x + p.window_base[r / lanes];
+      const auto v0 = load(d, window);
+      const auto v1 = kind > 1 ? load(d, window + lanes) : v0;
+      const auto v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
+      const auto v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+      const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+      auto acc = hn::Zero(d);
+      for (int64_t k = 0; k < p.padded_taps; ++k) {
+        const auto rel = hn::LoadU(di, p.window_rel.data() + k * stride + r);
+        const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+        auto tap = hn::TableLookupLanes(v0, lane);
+        if (kind > 1) {
+          const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
+          auto pick = [&](VF v, int q) {
+            const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
+            tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
+          };
+          pick(v1, 1);
+          if (kind > 2) pick(v2, 2);
+          if (kind > 3) pick(v3, 3);
+        }
+        acc = accumulate(d, di, p, r, acc, tap, k);
+      }
       if (r + lanes <= s.rows) {
-        hn::StoreU(acc, d, out + r);
+        store(acc, d, out + r);
       } else {
-        hn::BlendedStore(acc, hn::FirstN(d, static_cast<size_t>(s.rows - r)), d, out + r);
+        store_first(acc, d, out + r, static_cast<size_t>(s.rows - r));
       }
     }
   }
 }
 
-// float16 / bfloat16 <-> float32, rounding to nearest even. bfloat16 uses integer arithmetic
-// (Highway 1.0's DemoteTo truncates); float16 uses the x86 F16C instructions (round to nearest
-// even in hardware) and the scalar conversions elsewhere, whose NaN handling matches F16C's.
-void ToF32(DType from, const void* src, float* dst, int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
-  const hn::Rebind<uint32_t, decltype(df)> du32;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  const auto* in = static_cast<const uint16_t*>(src);
-  int64_t i = 0;
-  if (from == DType::kBFloat16) {
-    for (; i + lanes <= n; i += lanes) {
-      const auto wide = hn::PromoteTo(du32, hn::LoadU(du16, in + i));
-      hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(wide)), df, dst + i);
-    }
-    for (; i < n; ++i) dst[i] = bf16_to_float(in[i]);
-    return;
-  }
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
-  const auto* in16 = reinterpret_cast<const hwy::float16_t*>(in);
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::PromoteTo(df, hn::LoadU(df16, in16 + i)), df, dst + i);
-#endif
-  for (; i < n; ++i) dst[i] = half_to_float(in[i]);
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, Half>) return DType::kFloat16;
+  if constexpr (std::is_same_v<T, BFloat16>) return DType::kBFloat16;
+  if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
+  if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
+  return DType::kFloat32;
 }
 
-void FromF32(DType to, const float* src, void* dst, int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
-  const hn::Rebind<uint32_t, decltype(df)> du32;
-  const hn::Rebind<int32_t, decltype(df)> di32;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  auto* out = static_cast<uint16_t*>(dst);
-  int64_t i = 0;
-  if (to == DType::kBFloat16) {
-    for (; i + lanes <= n; i += lanes) {
-      const auto u = hn::BitCast(du32, hn::LoadU(df, src + i));
-      const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
-      const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du32, 0x7fffu), lsb)));
-      const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du32, 0x40u));
-      const auto magnitude = hn::BitCast(di32, hn::And(u, hn::Set(du32, 0x7fffffffu)));
-      const auto is_nan = hn::Gt(magnitude, hn::Set(di32, 0x7f800000));
-      const auto bits = hn::IfThenElse(hn::RebindMask(du32, is_nan), quiet, rounded);
-      hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, out + i);
-    }
-    for (; i < n; ++i) out[i] = float_to_bf16(src[i]);
-    return;
-  }
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
-  auto* out16 = reinterpret_cast<hwy::float16_t*>(out);
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::DemoteTo(df16, hn::LoadU(df, src + i)), df16, out16 + i);
-#endif
-  for (; i < n; ++i) out[i] = float_to_half(src[i]);
+template <typename Tin, typename Tout>
+void set_pair(SimdKernels* k) {
+  const int in = static_cast<int>(dtype_of<Tin>()), out = static_cast<int>(dtype_of<Tout>());
+  k->vertical[in][out] = &vertical<Tin, Tout>;
+  k->horizontal[in][out] = &horizontal<Tin, Tout>;
 }
 
-int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+// The kernel set of this target: every storage-type pair the scalar kernels take with float
+// weights (reachable_types<float>), so the two always cover the same pairs.
+template <typename S>
+void set_storage(SimdKernels* k) {
+  set_pair<S, float>(k);
+  set_pair<float, S>(k);
+  set_pair<S, S>(k);
+}
 
-const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+const SimdKernels* GetSimdKernels() {
+  static const SimdKernels kernels = [] {
+    SimdKernels k;
+    k.target = hwy::TargetName(HWY_TARGET);
+    k.lanes = static_cast<int64_t>(hn::Lanes(DF()));
+    set_storage<float>(&k);
+    set_storage<Half>(&k);
+    set_storage<BFloat16>(&k);
+    set_storage<uint8_t>(&k);
+    set_storage<uint16_t>(&k);
+    return k;
+  }();
+  return &kernels;
+}
 
 }  // namespace upsample::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -200,37 +302,9 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace upsample::cpu {
 
-HWY_EXPORT(VerticalF32);
-HWY_EXPORT(HorizontalF32);
-HWY_EXPORT(TargetName);
-HWY_EXPORT(LanesF32);
-HWY_EXPORT(ToF32);
-HWY_EXPORT(FromF32);
+HWY_EXPORT(GetSimdKernels);
 
-void vertical_f32(const PassShape& shape, const AxisTable<float>& table, const float* src,
-                  float* dst, int64_t begin, int64_t end) {
-  HWY_DYNAMIC_DISPATCH(VerticalF32)(shape, table, src, dst, begin, end);
-}
-
-void horizontal_f32(const PassShape& shape, const PassTable<float>& table, const float* src,
-                    float* dst, int64_t begin, int64_t end) {
-  HWY_DYNAMIC_DISPATCH(HorizontalF32)(shape, table, src, dst, begin, end);
-}
-
-const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
-
-int64_t simd_lanes_f32() { return HWY_DYNAMIC_DISPATCH(LanesF32)(); }
-
-void run_convert(DType from, const void* src, DType to, void* dst, int64_t begin, int64_t end) {
-  if (to == DType::kFloat32) {
-    HWY_DYNAMIC_DISPATCH(ToF32)
-    (from, static_cast<const uint16_t*>(src) + begin, static_cast<float*>(dst) + begin,
-     end - begin);
-  } else {
-    HWY_DYNAMIC_DISPATCH(FromF32)
-    (to, static_cast<const float*>(src) + begin, static_cast<uint16_t*>(dst) + begin, end - begin);
-  }
-}
+const SimdKernels& simd_kernels() { return *HWY_DYNAMIC_DISPATCH(GetSimdKernels)(); }
 
 }  // namespace upsample::cpu
 #endif  // HWY_ONCE

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/dtype.hpp"
 #include "core/geometry.hpp"
 
 namespace upsample {
@@ -235,6 +236,56 @@ TEST(AxisTable, AreaWindowsOverlapForNonIntegerRatios) {
   const auto odd = build_axis_table<double>({Mode::kArea, false, false, 2, 5, 0.0});
   EXPECT_EQ(odd.offsets, (std::vector<int64_t>{0, 1, 2, 4, 5, 6}));
   EXPECT_EQ(odd.index, (std::vector<int64_t>{0, 0, 0, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace upsample
+
+namespace upsample {
+namespace {
+
+// The streamed form of a table (AxisWeights::row / transposed_row, what kernels use for axes too
+// long to materialise) yields exactly the materialised table's and its transpose's rows: same
+// taps, same order, same weights - and the cheap bounds and counts agree with them.
+TEST_P(TableProperties, StreamedRowsEqualTheMaterialisedTable) {
+  const Case c = GetParam();
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int64_t> len(1, 200);
+  for (int i = 0; i < 40; ++i) {
+    const int64_t in = len(rng), out = len(rng);
+    for (bool backward : {false, true}) {
+      AxisSpec spec{c.mode, c.antialias, c.align_corners, in, out, 0.0, backward};
+      const AxisWeights<float> weights(spec);
+      const AxisTable<float> t = build_axis_table(weights);
+      ASSERT_EQ(weights.total_taps(), static_cast<int64_t>(t.index.size()));
+      for (int64_t r = 0; r < t.rows; ++r) {
+        std::vector<std::pair<int64_t, float>> got;
+        weights.row(r, [&](int64_t index, float w) { got.emplace_back(index, w); });
+        ASSERT_EQ(static_cast<int64_t>(got.size()), t.taps(r)) << in << "->" << out;
+        for (int64_t k = 0; k < t.taps(r); ++k) {
+          ASSERT_EQ(got[k].first, t.index[t.offsets[r] + k]);
+          ASSERT_EQ(float_to_bits(got[k].second), float_to_bits(t.weight[t.offsets[r] + k]));
+        }
+        int64_t first, last, count;
+        weights.row_bounds(r, &first, &last, &count);
+        ASSERT_EQ(count, t.taps(r));
+        if (count > 0) {
+          ASSERT_EQ(first, t.index[t.offsets[r]]);
+          ASSERT_EQ(last, t.index[t.offsets[r + 1] - 1]);
+        }
+      }
+      const AxisTable<float> tt = transpose(t);
+      for (int64_t s = 0; s < tt.rows; ++s) {
+        std::vector<std::pair<int64_t, float>> got;
+        weights.transposed_row(s, [&](int64_t o, float w) { got.emplace_back(o, w); });
+        ASSERT_EQ(static_cast<int64_t>(got.size()), tt.taps(s)) << in << "->" << out << " " << s;
+        for (int64_t k = 0; k < tt.taps(s); ++k) {
+          ASSERT_EQ(got[k].first, tt.index[tt.offsets[s] + k]);
+          ASSERT_EQ(float_to_bits(got[k].second), float_to_bits(tt.weight[tt.offsets[s] + k]));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// Checked integer arithmetic and range-safe float -> integer conversion: every size, offset,
+// stride, byte count, table size and workspace size in the library is formed with these, so an
+// absurd descriptor is reported instead of wrapping around (signed overflow is undefined
+// behaviour) and a huge or NaN coordinate never reaches an undefined float -> int conversion.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace upsample {
+
+// *out = a + b / a * b; false (and *out unspecified) when the exact result does not fit in T.
+template <typename T>
+[[nodiscard]] inline bool checked_add(T a, T b, T* out) {
+  static_assert(std::is_integral_v<T>);
+  return !__builtin_add_overflow(a, b, out);
+}
+
+template <typename T>
+[[nodiscard]] inline bool checked_mul(T a, T b, T* out) {
+  static_assert(std::is_integral_v<T>);
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+// Accumulating forms for products and sums of several terms: the first failure sticks.
+//   CheckedInt64 n = 1;  for (...) n *= size;  if (!n.ok()) ...
+class CheckedInt64 {
+ public:
+  constexpr CheckedInt64(int64_t v = 0) : value_(v) {}  // NOLINT: implicit on purpose
+  bool ok() const { return ok_; }
+  int64_t value() const { return value_; }
+  CheckedInt64& operator+=(CheckedInt64 b) {
+    ok_ = ok_ && b.ok_ && checked_add(value_, b.value_, &value_);
+    return *this;
+  }
+  CheckedInt64& operator*=(CheckedInt64 b) {
+    ok_ = ok_ && b.ok_ && checked_mul(value_, b.value_, &value_);
+    return *this;
+  }
+  friend CheckedInt64 operator+(CheckedInt64 a, CheckedInt64 b) { return a += b; }
+  friend CheckedInt64 operator*(CheckedInt64 a, CheckedInt64 b) { return a *= b; }
+
+ private:
+  int64_t value_;
+  bool ok_ = true;
+};
+
+// Truncation toward zero (as static_cast) of a value that may be huge, infinite or NaN: values
+// beyond +-2^62 saturate there, NaN gives 0. The callers clamp the result into an axis, so
+// saturation at 2^62 (far beyond any axis length) gives the same index as exact arithmetic.
+inline int64_t saturating_trunc(double v) {
+  constexpr double kLimit = 4611686018427387904.0;  // 2^62
+  if (!(v == v)) return 0;
+  if (v >= kLimit) return static_cast<int64_t>(kLimit);
+  if (v <= -kLimit) return -static_cast<int64_t>(kLimit);
+  return static_cast<int64_t>(v);
+}
+
+// floor() then saturating_trunc().
+inline int64_t saturating_floor(double v) { return saturating_trunc(std::floor(v)); }
+
+}  // namespace upsample

@@ -1,0 +1,224 @@
+#include "cpu/dispatch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <sstream>
+#include <type_traits>
+
+#include "cpu/threads.hpp"
+
+namespace upsample::cpu {
+namespace {
+
+std::atomic<KernelPolicy> g_policy{KernelPolicy::kBest};
+
+// Channels-last rows of few channels: a pass whose taps are runs of 2..8 elements runs as one
+// unit-stride row over the interleaved (position, channel) pairs, which the vector horizontal
+// kernel handles; the interleaved table gives the same bits.
+constexpr int64_t kMaxInterleave = 8;
+
+template <typename W>
+using TryFn = std::string (*)(const PassRequest<W>&, PassChoice<W>*);
+
+template <typename W>
+struct Candidate {
+  const char* name;
+  TryFn<W> try_pass;  // "" and a filled choice when it runs the pass, else why it declines
+};
+
+template <typename W>
+const core::Step& step_of(const PassRequest<W>& r) {
+  return *r.step;
+}
+
+template <typename W>
+std::string simd_declines(const PassRequest<W>& r) {
+  if (!std::is_same_v<W, float>) return "float64 accumulation has no vector kernels";
+  if (g_policy.load() == KernelPolicy::kScalarOnly) return "scalar kernels forced (test policy)";
+  if (!r.axis->materialized) return "the table is streamed";
+  return "";
+}
+
+template <typename W>
+bool compact(const core::Axis<W>& axis, int64_t group) {
+  return PassTable<W>::padding_is_compact(axis.rows * group, axis.max_taps, axis.total_taps * group,
+                                          axis.src_len * group);
+}
+
+template <typename W>
+std::string try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (!r.axis->unit_taps) return "taps carry weights";
+  if (s.in_type != s.out_type) return "the dtype changes";
+  if (!r.axis->materialized) return "the table is streamed";
+  c->fn = gather_copy<W>(dtype_size(s.in_type), s.shape.inner == 1);
+  c->items = s.shape.inner == 1 ? &horizontal_items : &vertical_items;
+  c->needs_table = true;
+  return "";
+}
+
+template <typename W>
+std::string try_stream_copy(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (r.axis->materialized) return "the table is materialised";
+  if (!r.axis->unit_taps || s.in_type != s.out_type) return "not a unit-tap copy";
+  c->fn = streamed_gather_copy<W>(dtype_size(s.in_type));
+  c->items = &vertical_items;
+  return "";
+}
+
+template <typename W>
+std::string try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (r.axis->materialized) return "the table is materialised";
+  c->fn = scalar_streamed<W>(s.in_type, s.out_type);
+  c->items = &vertical_items;
+  return "";
+}
+
+template <typename W>
+std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner < 2 || s.shape.inner > kMaxInterleave) return "inner is not 2..8";
+  if (!compact(*r.axis, s.shape.inner)) return "padding the interleaved table would waste memory";
+  if constexpr (std::is_same_v<W, float>) {
+    c->fn = r.simd->horizontal[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
+  }
+  c->interleave = s.shape.inner;
+  c->shape.src_len *= s.shape.inner;
+  c->shape.rows *= s.shape.inner;
+  c->shape.inner = 1;
+  c->items = &horizontal_items;
+  c->needs_table = c->padded = true;
+  return "";
+}
+
+template <typename W>
+std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner == 1) return "inner is 1 (taps along the unit-stride axis)";
+  if constexpr (std::is_same_v<W, float>) {
+    c->fn = r.simd->vertical[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
+  }
+  c->items = &vertical_items;
+  c->needs_table = true;
+  return "";
+}
+
+template <typename W>
+std::string try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner != 1) return "inner is not 1";
+  if (!compact(*r.axis, 1)) return "padding the table to its longest row would waste memory";
+  if constexpr (std::is_same_v<W, float>) {
+    c->fn = r.simd->horizontal[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
+  }
+  c->items = &horizontal_items;
+  c->needs_table = c->padded = true;
+  return "";
+}
+
+template <typename W>
+std::string try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (s.shape.inner == 1) return "inner is 1";
+  c->fn = scalar_vertical<W>(s.in_type, s.out_type);
+  c->items = &vertical_items;
+  c->needs_table = true;
+  return "";
+}
+
+template <typename W>
+std::string try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  c->fn = scalar_horizontal<W>(s.in_type, s.out_type);
+  c->items = &horizontal_items;
+  c->needs_table = true;
+  return "";
+}
+
+template <typename W>
+constexpr Candidate<W> kCandidates[] = {
+    {"copy_rows", &try_copy_rows<W>},
+    {"stream_copy", &try_stream_copy<W>},
+    {"stream_rows", &try_stream_rows<W>},
+    {"simd_horizontal_interleaved", &try_simd_interleaved<W>},
+    {"simd_vertical", &try_simd_vertical<W>},
+    {"simd_horizontal", &try_simd_horizontal<W>},
+    {"scalar_vertical", &try_scalar_vertical<W>},
+    {"scalar_horizontal", &try_scalar_horizontal<W>},
+};
+
+}  // namespace
+
+void set_kernel_policy_for_testing(KernelPolicy policy) { g_policy.store(policy); }
+
+template <typename W>
+PassChoice<W> choose_pass_kernel(const PassRequest<W>& request) {
+  std::string declined;
+  for (const Candidate<W>& candidate : kCandidates<W>) {
+    PassChoice<W> choice;
+    choice.shape = request.step->shape;
+    const std::string why = candidate.try_pass(request, &choice);
+    if (why.empty() && choice.fn != nullptr) {
+      choice.kernel = candidate.name;
+      choice.declined = std::move(declined);
+      return choice;
+    }
+    declined += (declined.empty() ? "" : "; ") + std::string(candidate.name) + ": " +
+                (why.empty() ? "no kernel for these dtypes" : why);
+  }
+  PassChoice<W> none;  // unreachable: scalar_horizontal takes every reachable pair
+  none.declined = std::move(declined);
+  return none;
+}
+
+template <typename W>
+int64_t kernel_table_bytes(const PassChoice<W>& c, const core::Axis<W>& axis, int64_t lanes) {
+  if (!c.needs_table) return 0;
+  int64_t bytes = 0;
+  if (c.interleave > 1) {  // an interleaved table replaces the core one
+    bytes += table_bytes<W>(axis.rows * c.interleave, axis.total_taps * c.interleave) -
+             table_bytes<W>(axis.rows, axis.total_taps);
+  }
+  if (c.padded) bytes += PassTable<W>::padded_bytes(axis.rows * c.interleave, axis.max_taps, lanes);
+  return bytes;
+}
+
+template PassChoice<float> choose_pass_kernel<float>(const PassRequest<float>&);
+template PassChoice<double> choose_pass_kernel<double>(const PassRequest<double>&);
+template int64_t kernel_table_bytes<float>(const PassChoice<float>&, const core::Axis<float>&,
+                                           int64_t);
+template int64_t kernel_table_bytes<double>(const PassChoice<double>&, const core::Axis<double>&,
+                                            int64_t);
+
+Strategy choose_strategy(const StrategyRequest& r) {
+  constexpr int64_t kMaxSliceScratch = 2 << 20;  // per region, one slice
+  constexpr int64_t kBlockScratch = 256 << 10;   // target per region, one block
+  Strategy s;
+  std::ostringstream why;
+  if (r.passes < 2) {
+    why << "tensor mode: one pass has no intermediate to keep in cache";
+  } else if (r.batch < 2) {
+    why << "tensor mode: no independent slices (batch " << r.batch << ")";
+  } else if (r.has_copies) {
+    why << "tensor mode: layout copies of strided views do not split into slices";
+  } else if (r.slice_scratch > kMaxSliceScratch) {
+    why << "tensor mode: a slice's intermediate (" << r.slice_scratch << " bytes) exceeds "
+        << kMaxSliceScratch;
+  } else {
+    s.planes = true;
+    s.block =
+        std::clamp<int64_t>(kBlockScratch / std::max<int64_t>(r.slice_scratch, 1), 1, r.batch);
+    s.slots = std::clamp(default_threads(), 1, 64);
+    why << "plane mode: " << r.batch << " slices in blocks of " << s.block << ", " << s.slots
+        << " scratch slots";
+  }
+  s.why = why.str();
+  return s;
+}
+
+}  // namespace upsample::cpu

@@ -1,0 +1,62 @@
+// Kernel choice, in one place. For every resample step the candidates below are asked in order;
+// the first that accepts runs the step, and each one before it records why it declined, so
+// Plan::describe() shows the whole decision. The execution strategy (plane mode or not) is
+// chosen here too. Nothing else in the library branches on shapes, dtypes or SIMD targets.
+#pragma once
+
+#include <string>
+
+#include "cpu/kernels.hpp"
+
+namespace upsample::cpu {
+
+// Tests compare every compiled SIMD target with the portable scalar kernels.
+enum class KernelPolicy { kBest, kScalarOnly };
+void set_kernel_policy_for_testing(KernelPolicy policy);
+
+template <typename W>
+struct PassRequest {
+  const core::Step* step = nullptr;
+  const core::Axis<W>* axis = nullptr;
+  const SimdKernels* simd = nullptr;
+};
+
+template <typename W>
+struct PassChoice {
+  const char* kernel = "";
+  PassFn<W> fn = nullptr;
+  int64_t (*items)(const PassShape&) = nullptr;
+  PassShape shape;           // as the kernel sees it (interleaving flattens channels into rows)
+  int64_t interleave = 1;    // the table is interleaved over groups of this many elements
+  bool needs_table = false;  // the kernel reads a materialised PassTable
+  bool padded = false;       // ... with its padded and windowed forms
+  std::string declined;      // "candidate: reason; ..." for the candidates tried before
+};
+
+template <typename W>
+PassChoice<W> choose_pass_kernel(const PassRequest<W>& request);
+
+// Bytes the kernel-ready form of a choice adds to the core table it takes over (an interleaved
+// table replaces the core one; padded and windowed forms come on top).
+template <typename W>
+int64_t kernel_table_bytes(const PassChoice<W>& choice, const core::Axis<W>& axis, int64_t lanes);
+
+struct StrategyRequest {
+  int passes = 0;             // resample steps
+  bool has_copies = false;    // layout copy steps (strided, not sliceable)
+  int64_t batch = 1;          // independent slices
+  int64_t slice_scratch = 0;  // bytes of the largest intermediate of one slice
+};
+
+struct Strategy {
+  // Plane mode: each thread runs every step on blocks of `block` slices with a private,
+  // cache-sized scratch slot, so intermediates never leave the cache.
+  bool planes = false;
+  int64_t block = 1;
+  int slots = 1;
+  std::string why;
+};
+
+Strategy choose_strategy(const StrategyRequest& request);
+
+}  // namespace upsample::cpu

@@ -1,0 +1,108 @@
+// PassTable: a materialised table plus the padded and windowed forms the vector kernels read.
+#include <algorithm>
+#include <type_traits>
+
+#include "cpu/kernels.hpp"
+
+namespace upsample::cpu {
+namespace {
+
+constexpr int64_t kPadLanes = 64;  // >= float32 lanes of any Highway target (SVE: up to 64)
+
+int64_t padded_rows_for(int64_t rows) { return (rows + kPadLanes - 1) / kPadLanes * kPadLanes; }
+
+}  // namespace
+
+template <typename W>
+bool PassTable<W>::padding_is_compact(int64_t rows, int64_t max_taps, int64_t total_taps,
+                                      int64_t src_len) {
+  // The vector kernels index with int32.
+  if (src_len > INT32_MAX || max_taps <= 0) return false;
+  const int64_t padded = padded_rows_for(rows);
+  return padded * max_taps <= 2 * total_taps + 4 * padded;
+}
+
+template <typename W>
+int64_t PassTable<W>::padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes) {
+  const int64_t padded = padded_rows_for(rows);
+  const int64_t entries = padded * max_taps;
+  int64_t bytes = entries * static_cast<int64_t>(sizeof(int32_t) + sizeof(W)) +
+                  padded * static_cast<int64_t>(sizeof(int32_t));
+  if (lanes > 1 && padded % lanes == 0) {  // windows
+    const int64_t blocks = padded / lanes;
+    bytes += blocks * static_cast<int64_t>(sizeof(int32_t) + sizeof(uint8_t)) +
+             entries * static_cast<int64_t>(sizeof(int32_t));
+  }
+  return bytes;
+}
+
+template <typename W>
+PassTable<W>::PassTable(AxisTable<W> t, bool padded, int64_t lanes) : table(std::move(t)) {
+  max_taps = table.max_taps();
+  consecutive_taps = true;
+  for (int64_t r = 0; r < table.rows && consecutive_taps; ++r) {
+    for (int64_t e = table.offsets[r] + 1; e < table.offsets[r + 1]; ++e) {
+      if (table.index[e] != table.index[e - 1] + 1) {
+        consecutive_taps = false;
+        break;
+      }
+    }
+  }
+  if (!padded) return;
+  const int64_t taps = max_taps;
+  const int64_t rows = padded_rows_for(table.rows);
+  padded_rows = rows;
+  padded_taps = taps;
+  uniform = table.uniform_taps();
+  padded_index.assign(static_cast<size_t>(rows * taps), 0);
+  padded_weight.assign(static_cast<size_t>(rows * taps), W(0));
+  padded_count.assign(static_cast<size_t>(rows), 0);
+  for (int64_t r = 0; r < table.rows; ++r) {
+    padded_count[r] = static_cast<int32_t>(table.taps(r));
+    for (int64_t k = 0; k < table.taps(r); ++k) {
+      padded_index[k * rows + r] = static_cast<int32_t>(table.index[table.offsets[r] + k]);
+      padded_weight[k * rows + r] = table.weight[table.offsets[r] + k];
+    }
+  }
+  build_windows(lanes);
+}
+
+template <typename W>
+void PassTable<W>::build_windows(int64_t lanes) {
+  if (lanes <= 1 || padded_rows % lanes != 0) return;
+  const int64_t blocks = padded_rows / lanes;
+  window_lanes = lanes;
+  window_base.assign(static_cast<size_t>(blocks), 0);
+  window_kind.assign(static_cast<size_t>(blocks), 0);
+  window_rel.assign(padded_index.size(), 0);
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t r = b * lanes; r < std::min((b + 1) * lanes, table.rows); ++r) {
+      for (int64_t k = 0; k < padded_count[r]; ++k) {
+        lo = std::min<int64_t>(lo, padded_index[k * padded_rows + r]);
+        hi = std::max<int64_t>(hi, padded_index[k * padded_rows + r]);
+      }
+    }
+    if (hi < 0) lo = hi = 0;  // a block of empty rows reads element 0 with weight 0
+    for (int kind = 1; kind <= 4; ++kind) {
+      const int64_t span = kind * lanes;
+      if (hi - lo >= span || table.src_len < span) continue;
+      const int64_t base = std::min(lo, table.src_len - span);  // the window stays in the row
+      window_base[b] = static_cast<int32_t>(base);
+      window_kind[b] = static_cast<uint8_t>(kind);
+      for (int64_t r = b * lanes; r < (b + 1) * lanes; ++r) {
+        for (int64_t k = 0; k < padded_taps; ++k) {
+          const int64_t rel =
+              r < table.rows && k < padded_count[r] ? padded_index[k * padded_rows + r] - base : 0;
+          window_rel[k * padded_rows + r] = static_cast<int32_t>(rel);
+        }
+      }
+      break;
+    }
+  }
+}
+
+template struct PassTable<float>;
+template struct PassTable<double>;
+
+}  // namespace upsample::cpu

@@ -1,0 +1,282 @@
+// Every SIMD target compiled into the library that this CPU can run, against the portable scalar
+// kernels: tails, window sizes (1-4 vectors and wider), channel interleaves, every storage-type
+// pair the kernels take, and the conversions of every 16-bit pattern. Results must be bitwise
+// equal (a NaN equals any NaN: which operand's payload an addition keeps is not specified).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/axis_table.hpp"
+#include "core/dtype.hpp"
+#include "cpu/kernels.hpp"
+#include "hwy/targets.h"
+
+namespace upsample::cpu {
+namespace {
+
+// Restores the library's own target choice when a test ends.
+class ForEachTarget {
+ public:
+  ~ForEachTarget() { hwy::SetSupportedTargetsForTest(0); }
+  std::vector<int64_t> targets() const { return hwy::SupportedAndGeneratedTargets(); }
+  const SimdKernels& use(int64_t target) const {
+    hwy::SetSupportedTargetsForTest(target);
+    return simd_kernels();
+  }
+};
+
+std::vector<unsigned char> random_bytes(DType type, int64_t n, std::mt19937* rng) {
+  std::vector<unsigned char> bytes(static_cast<size_t>(n) * dtype_size(type));
+  std::normal_distribution<float> normal(0.0f, 100.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = normal(*rng);
+    if (type == DType::kUInt8) v = static_cast<double>((*rng)() % 256);
+    if (type == DType::kUInt16) v = static_cast<double>((*rng)() % 65536);
+    if ((*rng)() % 97 == 0 && type != DType::kUInt8 && type != DType::kUInt16) {
+      v = (*rng)() % 2 ? INFINITY : NAN;
+    }
+    store_element(type, bytes.data() + i * dtype_size(type), v);
+  }
+  return bytes;
+}
+
+bool same_element(DType type, const unsigned char* a, const unsigned char* b) {
+  const double x = load_element(type, a), y = load_element(type, b);
+  if (std::isnan(x) && std::isnan(y)) return true;
+  return std::memcmp(a, b, dtype_size(type)) == 0;
+}
+
+// Runs `fn` over every item and returns the destination bytes.
+std::vector<unsigned char> run_kernel(PassFn<float> fn, const PassArgs<float>& args, DType out,
+                                      int64_t items, const std::vector<unsigned char>& src,
+                                      int64_t dst_elems) {
+  std::vector<unsigned char> dst(static_cast<size_t>(dst_elems) * dtype_size(out), 0xCD);
+  fn(args, src.data(), dst.data(), 0, items);
+  return dst;
+}
+
+std::vector<AxisSpec> table_specs(std::mt19937* rng) {
+  std::vector<AxisSpec> specs;
+  for (Mode mode : {Mode::kNearest, Mode::kLinear, Mode::kCubic, Mode::kArea}) {
+    for (int i = 0; i < 6; ++i) {
+      AxisSpec s;
+      s.mode = mode;
+      s.in_len = 1 + static_cast<int64_t>((*rng)() % 70);
+      s.out_len = 1 + static_cast<int64_t>((*rng)() % 70);
+      s.antialias = (mode == Mode::kLinear || mode == Mode::kCubic) && i % 2 == 1;
+      specs.push_back(s);
+    }
+  }
+  // Wide antialias windows (strong downsampling): blocks whose taps span more than 4 vectors.
+  specs.push_back({Mode::kCubic, true, false, 900, 13, 0.0});
+  specs.push_back({Mode::kLinear, true, false, 500, 61, 0.0});
+  return specs;
+}
+
+TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
+  ForEachTarget targets;
+  std::mt19937 rng(11);
+  const std::vector<AxisSpec> specs = table_specs(&rng);
+  int checked_targets = 0;
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
+    ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
+    ++checked_targets;
+    for (int in = 0; in < kDTypes; ++in) {
+      for (int out = 0; out < kDTypes; ++out) {
+        const DType tin = static_cast<DType>(in), tout = static_cast<DType>(out);
+        const bool reachable = reachable_types<float>(tin, tout);
+        ASSERT_EQ(k.vertical[in][out] != nullptr, reachable) << k.target << " " << in << out;
+        ASSERT_EQ(k.horizontal[in][out] != nullptr, reachable) << k.target << " " << in << out;
+        if (!reachable) continue;
+        for (const AxisSpec& spec : specs) {
+          for (bool backward : {false, true}) {
+            AxisTable<float> table = build_axis_table<float>(spec);
+            if (backward) table = transpose(table);
+            const std::string what = std::string(k.target) + " " + dtype_name(tin) + "->" +
+                                     dtype_name(tout) + " " + mode_name(spec.mode) +
+                                     (spec.antialias ? "+aa " : " ") + std::to_string(spec.in_len) +
+                                     "->" + std::to_string(spec.out_len) + (backward ? " bwd" : "");
+            // Horizontal, optionally over interleaved channels (NHWC rows of 1..5 channels).
+            for (int64_t group : {1, 3, 5}) {
+              AxisTable<float> t = group > 1 ? interleave(table, group) : table;
+              PassTable<float> padded(t, true, k.lanes);
+              PassArgs<float> args;
+              args.table = &padded;
+              args.shape = {3, t.src_len, t.rows, 1};
+              const auto src = random_bytes(tin, 3 * t.src_len, &rng);
+              const auto simd = run_kernel(k.horizontal[in][out], args, tout, 3, src, 3 * t.rows);
+              const auto scalar =
+                  run_kernel(scalar_horizontal<float>(tin, tout), args, tout, 3, src, 3 * t.rows);
+              for (int64_t i = 0; i < 3 * t.rows; ++i) {
+                ASSERT_TRUE(
+                    same_element(tout, &simd[i * dtype_size(tout)], &scalar[i * dtype_size(tout)]))
+                    << what << " horizontal group " << group << " element " << i;
+              }
+            }
+            // Vertical with inner lengths around the vector length (body and tail).
+            for (int64_t inner : {int64_t{1}, k.lanes - 1, k.lanes, 2 * k.lanes + 3}) {
+              if (inner < 1) continue;
+              PassTable<float> plain(table, false, k.lanes);
+              PassArgs<float> args;
+              args.table = &plain;
+              args.shape = {2, table.src_len, table.rows, inner};
+              const auto src = random_bytes(tin, 2 * table.src_len * inner, &rng);
+              const int64_t items = 2 * table.rows, n = items * inner;
+              const auto simd = run_kernel(k.vertical[in][out], args, tout, items, src, n);
+              const auto scalar =
+                  run_kernel(scalar_vertical<float>(tin, tout), args, tout, items, src, n);
+              for (int64_t i = 0; i < n; ++i) {
+                ASSERT_TRUE(
+                    same_element(tout, &simd[i * dtype_size(tout)], &scalar[i * dtype_size(tout)]))
+                    << what << " vertical inner " << inner << " element " << i;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
+}
+
+// A table whose row r is the single tap (r, 1): the kernels then only convert.
+AxisTable<float> unit_table(int64_t n) {
+  AxisTable<float> t;
+  t.rows = t.src_len = n;
+  for (int64_t r = 0; r <= n; ++r) t.offsets.push_back(r);
+  for (int64_t r = 0; r < n; ++r) {
+    t.index.push_back(r);
+    t.weight.push_back(1.0f);
+  }
+  t.unit_taps = t.identity = true;
+  return t;
+}
+
+// Round to nearest even, checked against exact arithmetic in double.
+double exact_round(double x, int mantissa_bits, int min_exponent) {
+  int e;
+  std::frexp(x, &e);
+  const double ulp = std::ldexp(1.0, std::max(e - 1, min_exponent) - mantissa_bits);
+  return std::nearbyint(x / ulp) * ulp;  // default rounding mode: ties to even
+}
+
+std::vector<float> narrowing_cases() {
+  std::vector<float> v;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 100000; ++i) v.push_back(bits_to_float(static_cast<uint32_t>(rng())));
+  for (uint32_t u = 0; u < 0x80000000u; u += 0x00004321u) {  // sweep every binade
+    v.push_back(bits_to_float(u));
+    v.push_back(bits_to_float(u | 0x80000000u));
+  }
+  for (float f : {0.0f,
+                  -0.0f,
+                  65504.0f,
+                  65519.99f,
+                  65520.0f,
+                  1e30f,
+                  INFINITY,
+                  -INFINITY,
+                  NAN,
+                  std::ldexp(1.0f, -24),
+                  std::ldexp(1.0f, -25),
+                  std::ldexp(3.0f, -26),
+                  1.0f + std::ldexp(1.0f, -11),
+                  1.0f + std::ldexp(3.0f, -11),
+                  1.0f + std::ldexp(1.0f, -8),
+                  1.0f + std::ldexp(3.0f, -8),
+                  0.5f,
+                  1.5f,
+                  2.5f,
+                  254.5f,
+                  255.5f,
+                  65534.5f,
+                  65535.5f,
+                  -0.5f,
+                  300.0f,
+                  1e6f,
+                  70000.0f}) {
+    v.push_back(f);
+  }
+  for (float f = -10.0f; f < 300.0f; f += 0.25f) v.push_back(f);
+  v.push_back(bits_to_float(0x7f800001u));  // signalling NaN
+  v.push_back(bits_to_float(0xffc12345u));
+  return v;
+}
+
+// Widening: every float16 / bfloat16 / uint8 / uint16 pattern becomes the exact float32 value.
+// Narrowing: every float32 case rounds once, to nearest even (integers saturate, NaN -> 0),
+// checked against exact arithmetic, in the vector bodies and tails of every target.
+TEST(KernelTargets, ConversionsAreExactOnEveryTarget) {
+  ForEachTarget targets;
+  const std::vector<float> values = narrowing_cases();
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
+    for (DType type : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kUInt16}) {
+      const int64_t patterns = type == DType::kUInt8 ? 256 : 65536;
+      const int64_t n = patterns + 5;  // + a tail that is not a multiple of any vector
+      const PassTable<float> unit(unit_table(n), true, k.lanes);
+      PassArgs<float> args;
+      args.table = &unit;
+      args.shape = {1, n, n, 1};
+      std::vector<unsigned char> src(static_cast<size_t>(n) * dtype_size(type));
+      for (int64_t i = 0; i < n; ++i) {
+        const uint16_t bits = static_cast<uint16_t>(i % patterns);
+        std::memcpy(src.data() + i * dtype_size(type), &bits, dtype_size(type));
+      }
+      const int in = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
+      const auto wide = run_kernel(k.horizontal[in][f32], args, DType::kFloat32, 1, src, n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double expected = load_element(type, src.data() + i * dtype_size(type));
+        float got;
+        std::memcpy(&got, wide.data() + i * 4, 4);
+        if (std::isnan(expected)) {
+          ASSERT_TRUE(std::isnan(got)) << k.target << " " << dtype_name(type) << " " << i;
+        } else {
+          ASSERT_EQ(static_cast<double>(got), expected)
+              << k.target << " " << dtype_name(type) << " pattern " << i;
+        }
+      }
+    }
+    const int64_t n = static_cast<int64_t>(values.size());
+    const PassTable<float> unit(unit_table(n), true, k.lanes);
+    PassArgs<float> args;
+    args.table = &unit;
+    args.shape = {1, n, n, 1};
+    std::vector<unsigned char> src(values.size() * 4);
+    std::memcpy(src.data(), values.data(), src.size());
+    for (DType type : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kUInt16}) {
+      const int out = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
+      const size_t es = dtype_size(type);
+      const auto narrow = run_kernel(k.horizontal[f32][out], args, type, 1, src, n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float f = values[i];
+        const double got = load_element(type, narrow.data() + i * es);
+        const std::string what = std::string(k.target) + " " + dtype_name(type) + " value " +
+                                 std::to_string(f) + " bits " + std::to_string(float_to_bits(f));
+        if (type == DType::kUInt8 || type == DType::kUInt16) {
+          const double max = type == DType::kUInt8 ? 255.0 : 65535.0;
+          const double expected = !(f > 0.0f) ? 0.0 : f >= max ? max : std::nearbyint(f);
+          ASSERT_EQ(got, expected) << what;
+          continue;
+        }
+        if (std::isnan(f)) {
+          ASSERT_TRUE(std::isnan(got)) << what;
+          continue;
+        }
+        const bool half = type == DType::kFloat16;
+        const double exact = half ? exact_round(f, 10, -14) : exact_round(f, 7, -126);
+        const double limit = half ? 65504.0 : 3.3895313892515355e38;
+        const double expected = std::fabs(exact) > limit ? std::copysign(INFINITY, f) : exact;
+        ASSERT_EQ(got, expected) << what;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace upsample::cpu
