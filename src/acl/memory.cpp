@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "acl/acl.h"
@@ -29,14 +30,13 @@ namespace upsample::acl {
 namespace {
 
 // The cache limit UPSAMPLE_ALLOC_CACHE_BYTES asks for: the default when it is unset, its value
-// when it is a byte count, else the default with `*valid` false.
-size_t cache_limit_from_environment(bool* valid) {
-  *valid = true;
+// when it is a byte count. Otherwise the default, with the unreadable text in `*unreadable`.
+size_t cache_limit_from_environment(std::optional<std::string>* unreadable) {
   const char* value = std::getenv(kCacheBytesVariable);
   if (value == nullptr) return default_cache_limit();
   const std::optional<size_t> bytes = parse_byte_count(value);
   if (!bytes) {
-    *valid = false;
+    if (unreadable != nullptr) *unreadable = value;
     return default_cache_limit();
   }
   return *bytes;
@@ -44,10 +44,7 @@ size_t cache_limit_from_environment(bool* valid) {
 
 // Both heaps are never destroyed: blocks a program forgets to free stay valid until it exits.
 Heap& device_heap() {
-  static Heap* const heap = [] {
-    bool valid = true;
-    return new Heap(cache_limit_from_environment(&valid));
-  }();
+  static Heap* const heap = new Heap(cache_limit_from_environment(nullptr));
   return *heap;
 }
 
@@ -89,8 +86,7 @@ aclError release(Heap& heap, Heap& other_heap, const char* api, const char* poin
 // starts at a live block of either heap and runs past its end.
 aclError check_range(const char* api, const char* name, const void* pointer, size_t count) {
   uintptr_t end = 0;
-  if (!checked_add(static_cast<uintptr_t>(reinterpret_cast<uintptr_t>(pointer)),
-                   static_cast<uintptr_t>(count), &end)) {
+  if (!checked_add(reinterpret_cast<uintptr_t>(pointer), uintptr_t{count}, &end)) {
     return fail(ACL_ERROR_INVALID_PARAM, api, ": ", name, " ", pointer_text(pointer), " + count ",
                 count, " wraps around the address space");
   }
@@ -230,12 +226,11 @@ std::optional<size_t> parse_byte_count(std::string_view text) {
 }
 
 aclError configure_device_cache(const char* api) {
-  bool valid = true;
-  const size_t limit = cache_limit_from_environment(&valid);
+  std::optional<std::string> unreadable;
+  const size_t limit = cache_limit_from_environment(&unreadable);
   device_heap().set_cache_limit(limit);
-  if (!valid) {
-    return fail(ACL_ERROR_INVALID_PARAM, api, ": ", kCacheBytesVariable, "=\"",
-                std::getenv(kCacheBytesVariable),
+  if (unreadable) {
+    return fail(ACL_ERROR_INVALID_PARAM, api, ": ", kCacheBytesVariable, "=\"", *unreadable,
                 "\" is not a byte count (decimal digits; 0 disables the cache); using ", limit);
   }
   return ACL_SUCCESS;
