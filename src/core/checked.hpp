@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -21,6 +22,16 @@ template <typename T>
 [[nodiscard]] inline bool checked_mul(T a, T b, T* out) {
   static_assert(std::is_integral_v<T>);
   return !__builtin_mul_overflow(a, b, out);
+}
+
+// `value` rounded up to a multiple of `multiple` (> 0).
+[[nodiscard]] inline bool checked_round_up(size_t value, size_t multiple, size_t* out) {
+  const size_t remainder = value % multiple;
+  if (remainder == 0) {
+    *out = value;
+    return true;
+  }
+  return checked_add(value, multiple - remainder, out);
 }
 
 // Accumulating forms for products and sums of several terms: the first failure sticks.
