@@ -7,6 +7,7 @@ Run with the system Python (Debian's python3-torch and python3-opencv):
                                       [--onednn-binary build/onednn_bench] [--workloads W1,C3]
                                       [--threads 2] [--reps N] [--order ours-first|peers-first]
                                       [--stat median|min] [--markdown-out F] [--json-out F]
+    /usr/bin/python3 bench/compare.py --from-json F [--stat min]   # a saved run's report again
 
 For each workload, one after the other (interleaved, so that the sides of one workload are
 measured seconds apart): `upsample_bench --workload W --json` (our calls, then the floor with
@@ -300,7 +301,8 @@ def measure_onednn(binary, row, threads, reps):
     dtype = row[6]
     checked, small = run_onednn(binary, row, threads, 0, check=True)
     timed, _ = run_onednn(binary, row, threads, reps)
-    out = {"onednn_check_case": small, "onednn_layouts": {}}
+    out = {"onednn_check_case": small, "onednn_layouts": {},
+           "onednn_version": timed.get("version")}
     same_layouts = []
     for c, t in zip(checked["results"], timed["results"]):
         entry = {"ms_median": t.get("ms_median"), "ms_min": t.get("ms_min"),
@@ -343,7 +345,12 @@ def fmt_us(v_ms):
 
 
 def pick(row, key, stat):
-    """The row's `key` value in the chosen statistic (key_ms or key_min_ms)."""
+    """The row's `key` value in the chosen statistic (key_ms or key_min_ms); the floor is the
+    faster store variant in that statistic."""
+    if key == "floor":
+        variants = [pick(row, k, stat) for k in ("floor_normal", "floor_streaming")]
+        variants = [v for v in variants if v is not None]
+        return min(variants) if variants else None
     return row.get(key + ("_min_ms" if stat == "min" else "_ms"))
 
 
@@ -486,7 +493,17 @@ def main():
                     help="skip OpenCV and oneDNN (PyTorch only)")
     ap.add_argument("--markdown-out", default="", help="also write the Markdown report here")
     ap.add_argument("--json-out", default="", help="also write the raw results as JSON here")
+    ap.add_argument("--from-json", default="",
+                    help="measure nothing: print the report of a --json-out file (e.g. again "
+                         "with --stat min)")
     args = ap.parse_args()
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            doc = json.load(f)
+        args.threads, args.order = doc["threads"], doc["meta"].get("order", args.order)
+        print(report(doc["results"], args, doc["meta"]), end="")
+        return
 
     binary = find_binary(args.bench_binary)
     if not os.path.exists(binary):
@@ -516,8 +533,8 @@ def main():
     torch.set_num_threads(args.threads)
     if cv2 is not None:
         cv2.setNumThreads(args.threads)
-    meta = {"torch": torch.__version__, "cv2": cv2.__version__ if cv2 else "(absent)",
-            "onednn": "2.6 (" + os.path.basename(onednn) + ")" if onednn else "(absent)",
+    meta = {"order": args.order, "torch": torch.__version__, "cv2": cv2.__version__ if cv2 else "(absent)",
+            "onednn": "(absent)" if onednn is None else "(not run)",
             "simd": "", "load_before": load_average(),
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()}
 
@@ -562,6 +579,7 @@ def main():
             if onednn is not None and name in ONEDNN:
                 try:
                     r.update(measure_onednn(onednn, row, args.threads, args.reps))
+                    meta["onednn"] = r.get("onednn_version") or meta["onednn"]
                 except (RuntimeError, ValueError) as e:
                     r.update(onednn_ms=None, onednn_error=str(e).splitlines()[0])
             else:

@@ -234,6 +234,10 @@ void fill_random(void* data, int64_t n, DType dtype, uint32_t seed) {
 // ---------------------------------------------------------------------------------------------
 // Pool.
 
+namespace {
+constexpr int kSpinsBeforeYield = 2000;
+}  // namespace
+
 Pool::Pool(int n) : n_(std::max(1, n)) {
   for (int t = 1; t < n_; ++t) workers_.emplace_back([this, t] { loop(t); });
 }
@@ -251,7 +255,9 @@ void Pool::run(const std::function<void(int)>& task) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   task(0);
-  while (pending_.load(std::memory_order_acquire) != 0) {
+  // Spin, then yield: on a loaded machine the core may be needed by the worker we wait for.
+  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+    if (spin >= kSpinsBeforeYield) std::this_thread::yield();
   }
 }
 
@@ -260,6 +266,7 @@ void Pool::loop(int t) {
   for (;;) {
     uint64_t g = generation_.load(std::memory_order_acquire);
     for (int spin = 0; g == seen && spin < 200000; ++spin) {
+      if (spin >= kSpinsBeforeYield) std::this_thread::yield();
       g = generation_.load(std::memory_order_acquire);
     }
     while (g == seen) {
