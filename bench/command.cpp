@@ -135,13 +135,12 @@ std::optional<Mode> parse_mode(const std::string& text) {
   return {};
 }
 
+// The dtype whose dtype_name() is `text`.
 std::optional<DType> parse_dtype(const std::string& text) {
-  if (text == "float32") return DType::kFloat32;
-  if (text == "float16") return DType::kFloat16;
-  if (text == "bfloat16") return DType::kBFloat16;
-  if (text == "float64") return DType::kFloat64;
-  if (text == "uint8") return DType::kUInt8;
-  if (text == "uint16") return DType::kUInt16;
+  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
+                  DType::kUInt8, DType::kUInt16}) {
+    if (text == dtype_name(d)) return d;
+  }
   return {};
 }
 
