@@ -1,28 +1,34 @@
 #!/usr/bin/python3
-"""Side-by-side benchmark: upsample (build/upsample_bench) vs PyTorch 1.13 CPU, workloads W1-W19.
+"""Side-by-side benchmark: upsample against PyTorch, OpenCV and oneDNN, in the same run.
 
-Run with the system Python that has PyTorch 1.13:
+Run with the system Python (Debian's python3-torch and python3-opencv):
 
-    /usr/bin/python3 bench/compare.py [--bench-binary build/upsample_bench] [--workloads W1,W2]
-                                      [--threads 2] [--reps N] [--order ours-first|torch-first]
-                                      [--markdown-out FILE] [--json-out FILE]
+    /usr/bin/python3 bench/compare.py [--bench-binary build/upsample_bench]
+                                      [--onednn-binary build/onednn_bench] [--workloads W1,C3]
+                                      [--threads 2] [--reps N] [--order ours-first|peers-first]
+                                      [--stat median|min] [--markdown-out F] [--json-out F]
+    /usr/bin/python3 bench/compare.py --from-json F [--stat min]   # a saved run's report again
 
-Order of measurement (interleaved per workload, default --order ours-first): for each workload,
-first `upsample_bench --workload W --json` runs in a subprocess (plan, allocate, 3 warm-up runs,
-R timed runs of the library, then 3 warm-up + R timed runs of the floor kernel), then PyTorch
-runs the same workload in this process (3 warm-up calls, then the same R timed calls). R is the
-count the bench binary chose (adaptive, >= 20, ~0.5 s of the library's runs) unless --reps fixes
-it. Both sides report the median of R single-call timings.
+For each workload, one after the other (interleaved, so that the sides of one workload are
+measured seconds apart): `upsample_bench --workload W --json` (our calls, then the floor with
+ordinary and with non-temporal stores), then PyTorch (in this process), OpenCV (cv2.resize, in
+this process) and oneDNN (bench/onednn_bench.cpp, a subprocess) where they compute the workload.
+Every side times single calls: 3 warm-up calls (more, up to 50, until ~30 ms are spent), then R
+timed calls, R = about 0.5 s of calls, at least 20 and at most 5000 (--reps fixes R for every
+side); the median (and min) of the R calls is reported.
 
-PyTorch side: the aten kernels directly, with outputs preallocated through the out= / grad_input=
-overloads (the output is allocated once, like the functional op would, then reused), so neither
-allocation nor autograd is timed. A per-call Python dispatch overhead of a few microseconds is
-included in PyTorch's times.
+Same semantics. A peer counts for the speed-up only where it computes the same function as the
+workload, which is checked numerically in the same run on a small case with the workload's
+ratios, channels and dtype: OpenCV against PyTorch's F.interpolate (the library's semantics, which
+its parity suites check bit for bit or to the rounding of float32), oneDNN against the library
+itself (onednn_bench --check). Rows where the check fails are marked with a dagger and left out.
+See bench/README.md.
 """
 
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import statistics
@@ -30,16 +36,18 @@ import subprocess
 import sys
 import time
 
+# name, operator, kind, direction, input sizes, output spatial sizes, dtype, channels_last.
+# Direction "call": the aclnn call-cost rows (bench/calls.cpp); PyTorch's reference for them is
+# F.interpolate, output allocation included.
+W1_IN, W1_OUT = [8, 32, 64, 64], [128, 128]
 WORKLOADS = [
-    # name, operator, kind, direction, input sizes, output sizes, dtype, channels_last
-    ("W1", "bilinear2d fwd", "bilinear", "fwd", [8, 32, 64, 64], [128, 128], "float32", False),
-    ("W2", "bilinear2d bwd", "bilinear", "bwd", [8, 32, 64, 64], [128, 128], "float32", False),
+    ("W1", "bilinear2d fwd", "bilinear", "fwd", W1_IN, W1_OUT, "float32", False),
+    ("W2", "bilinear2d bwd", "bilinear", "bwd", W1_IN, W1_OUT, "float32", False),
     ("W3", "bicubic2d fwd", "bicubic", "fwd", [1, 3, 512, 512], [1024, 1024], "float32", False),
     ("W4", "bicubic2d bwd", "bicubic", "bwd", [1, 3, 512, 512], [1024, 1024], "float32", False),
-    ("W5", "nearest2d fwd", "nearest", "fwd", [8, 32, 64, 64], [128, 128], "float32", False),
-    ("W5e", "nearest-exact2d fwd", "nearest_exact", "fwd", [8, 32, 64, 64], [128, 128], "float32",
-     False),
-    ("W6", "nearest2d bwd", "nearest", "bwd", [8, 32, 64, 64], [128, 128], "float32", False),
+    ("W5", "nearest2d fwd", "nearest", "fwd", W1_IN, W1_OUT, "float32", False),
+    ("W5e", "nearest-exact2d fwd", "nearest_exact", "fwd", W1_IN, W1_OUT, "float32", False),
+    ("W6", "nearest2d bwd", "nearest", "bwd", W1_IN, W1_OUT, "float32", False),
     ("W7", "bilinear AA fwd", "bilinear_aa", "fwd", [1, 3, 1024, 1024], [256, 256], "float32",
      False),
     ("W8", "bilinear AA bwd", "bilinear_aa", "bwd", [1, 3, 1024, 1024], [256, 256], "float32",
@@ -53,33 +61,69 @@ WORKLOADS = [
      False),
     ("W14", "trilinear3d bwd", "trilinear", "bwd", [2, 16, 32, 32, 32], [64, 64, 64], "float32",
      False),
-    ("W15", "bilinear2d fwd NHWC", "bilinear", "fwd", [8, 32, 64, 64], [128, 128], "float32", True),
-    ("W16", "bilinear2d bwd NHWC", "bilinear", "bwd", [8, 32, 64, 64], [128, 128], "float32", True),
-    ("W17", "bilinear2d fwd bf16", "bilinear", "fwd", [8, 32, 64, 64], [128, 128], "bfloat16",
-     False),
-    ("W18", "bilinear2d fwd fp16", "bilinear", "fwd", [8, 32, 64, 64], [128, 128], "float16",
-     False),
+    ("W15", "bilinear2d fwd NHWC", "bilinear", "fwd", W1_IN, W1_OUT, "float32", True),
+    ("W16", "bilinear2d bwd NHWC", "bilinear", "bwd", W1_IN, W1_OUT, "float32", True),
+    ("W17", "bilinear2d fwd bf16", "bilinear", "fwd", W1_IN, W1_OUT, "bfloat16", False),
+    ("W18", "bilinear2d fwd fp16", "bilinear", "fwd", W1_IN, W1_OUT, "float16", False),
     ("W19", "bilinear2d fwd large", "bilinear", "fwd", [1, 3, 2048, 2048], [4096, 4096], "float32",
+     False),
+    ("C1", "aclnn call: GetWorkspaceSize, aclrtMalloc, launch, sync, aclrtFree", "bilinear",
+     "call", W1_IN, W1_OUT, "float32", False),
+    ("C2", "aclnn phase 2 + sync (repeatable executor)", "bilinear", "call", W1_IN, W1_OUT,
+     "float32", False),
+    ("C3", "aclnn phase 2 + sync, small", "bilinear", "call", [1, 3, 32, 32], [64, 64], "float32",
+     False),
+    ("C4", "aclnn phase 2 + sync, small", "bilinear", "call", [1, 16, 8, 8], [16, 16], "float32",
      False),
 ]
 
-# kind -> (forward aten op, backward aten op, takes align_corners, number of scale arguments)
+# kind -> (forward aten op, backward aten op, takes align_corners, number of scale arguments,
+# F.interpolate mode, antialias)
 ATEN = {
-    "bilinear": ("upsample_bilinear2d", "upsample_bilinear2d_backward", True, 2),
-    "bicubic": ("upsample_bicubic2d", "upsample_bicubic2d_backward", True, 2),
-    "nearest": ("upsample_nearest2d", "upsample_nearest2d_backward", False, 2),
-    "nearest_exact": ("_upsample_nearest_exact2d", "_upsample_nearest_exact2d_backward", False, 2),
-    "bilinear_aa": ("_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa_backward", True, 2),
-    "bicubic_aa": ("_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa_backward", True, 2),
-    "linear1d": ("upsample_linear1d", "upsample_linear1d_backward", True, 1),
-    "trilinear": ("upsample_trilinear3d", "upsample_trilinear3d_backward", True, 3),
+    "bilinear": ("upsample_bilinear2d", "upsample_bilinear2d_backward", True, 2, "bilinear", False),
+    "bicubic": ("upsample_bicubic2d", "upsample_bicubic2d_backward", True, 2, "bicubic", False),
+    "nearest": ("upsample_nearest2d", "upsample_nearest2d_backward", False, 2, "nearest", False),
+    "nearest_exact": ("_upsample_nearest_exact2d", "_upsample_nearest_exact2d_backward", False, 2,
+                      "nearest-exact", False),
+    "bilinear_aa": ("_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa_backward", True, 2,
+                    "bilinear", True),
+    "bicubic_aa": ("_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa_backward", True, 2,
+                   "bicubic", True),
+    "linear1d": ("upsample_linear1d", "upsample_linear1d_backward", True, 1, "linear", False),
+    "trilinear": ("upsample_trilinear3d", "upsample_trilinear3d_backward", True, 3, "trilinear",
+                  False),
 }
 
-WARMUP = 3
+# Workloads cv2.resize computes (forward, float32, no antialias) -> its interpolation flag.
+OPENCV = {"W1": "INTER_LINEAR", "W3": "INTER_CUBIC", "W5": "INTER_NEAREST",
+          "W5e": "INTER_NEAREST_EXACT", "W11": "INTER_LINEAR", "W15": "INTER_LINEAR",
+          "W19": "INTER_LINEAR"}
+# Workloads oneDNN's resampling primitive computes -> (algorithm, the library's mode to check
+# it against).
+ONEDNN = {"W1": ("linear", "linear"), "W2": ("linear", "linear"), "W5": ("nearest", "nearest"),
+          "W5e": ("nearest", "nearest-exact"), "W6": ("nearest", "nearest")}
+ONEDNN.update({w: ("linear", "linear") for w in
+               ("W11", "W12", "W13", "W14", "W15", "W16", "W17", "W18", "W19")})
+ONEDNN_DTYPE = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+# Largest absolute difference, for values in [-1, 1], under which a peer computes "the same
+# function": float32 rounding differences, or one rounding step of the 16-bit types.
+TOLERANCE = {"float32": 1e-4, "bfloat16": 2.0 ** -7, "float16": 2.0 ** -10}
+
+WARMUP, WARMUP_MAX, WARMUP_MS, TARGET_MS, MIN_REPS, MAX_REPS = 3, 50, 30.0, 500.0, 20, 5000
+PEERS = ("torch", "cv2", "onednn")
+PEER_NAMES = {"torch": "PyTorch", "cv2": "OpenCV", "onednn": "oneDNN"}
 
 
 def repo_root():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_binary(path):
+    if not os.path.isabs(path) and not os.path.exists(path):
+        candidate = os.path.join(repo_root(), path)
+        if os.path.exists(candidate):
+            return candidate
+    return path
 
 
 def machine_name():
@@ -93,73 +137,196 @@ def machine_name():
     return platform.processor() or platform.machine()
 
 
-def run_ours(binary, name, threads, reps):
-    cmd = [binary, "--workload", name, "--json", "--threads", str(threads)]
-    if reps:
-        cmd += ["--reps", str(reps)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError("%s failed (rc %d): %s" % (" ".join(cmd), proc.returncode,
-                                                      proc.stderr.strip()))
-    doc = json.loads(proc.stdout)
-    return doc, doc["results"][0]
-
-
-def make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, channels_last):
-    """Returns a zero-argument callable running the aten kernel into a preallocated output."""
-    fwd_name, bwd_name, has_ac, n_scales = ATEN[kind]
-    aten = torch.ops.aten
-    tdtype = getattr(torch, dtype)
-    fmt = None
-    if channels_last:
-        fmt = torch.channels_last if len(in_sizes) == 4 else torch.channels_last_3d
-    ac = [False] if has_ac else []
-    scales = [None] * n_scales
-    out_spatial = list(out_spatial)
-    gen = torch.Generator().manual_seed(12345)
-
-    def rand(sizes):
-        t = (torch.rand(sizes, generator=gen, dtype=torch.float32) * 2 - 1).to(tdtype)
-        return t.contiguous(memory_format=fmt) if fmt is not None else t
-
-    if direction == "fwd":
-        x = rand(in_sizes)
-        op = getattr(aten, fwd_name)
-        y = torch.empty_like(op.default(x, out_spatial, *ac, *scales))
-        out_op = op.out
-
-        def call():
-            out_op(x, out_spatial, *ac, *scales, out=y)
-    else:
-        g = rand(list(in_sizes[:2]) + out_spatial)
-        op = getattr(aten, bwd_name)
-        gi = torch.empty_like(op.default(g, out_spatial, list(in_sizes), *ac, *scales))
-        gi_op = op.grad_input
-        in_list = list(in_sizes)
-
-        def call():
-            gi_op(g, out_spatial, in_list, *ac, *scales, grad_input=gi)
-    return call
-
-
-def time_torch(call, reps):
-    for _ in range(WARMUP):
-        call()
-    times = []
-    clock = time.perf_counter_ns
-    for _ in range(reps):
-        t0 = clock()
-        call()
-        times.append((clock() - t0) * 1e-6)
-    return statistics.median(times), min(times)
-
-
 def load_average():
     try:
         return "%.2f" % os.getloadavg()[0]
     except OSError:
         return "?"
 
+
+def shape_label(in_sizes, out_spatial):
+    return "x".join(map(str, in_sizes)) + "->" + "x".join(map(str, out_spatial))
+
+
+def small_case(in_sizes, out_spatial):
+    """The workload's ratios and channels on a small tensor: N = 1, spatial sizes divided by the
+    largest k that keeps the smallest one at 16 or more (exact for every workload)."""
+    spatial = in_sizes[2:]
+    k = max(1, min(spatial) // 16)
+    while any(s % k for s in list(spatial) + list(out_spatial)):
+        k -= 1
+    return [1, in_sizes[1]] + [s // k for s in spatial], [o // k for o in out_spatial]
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing, the same rule for every side (and as upsample_bench's).
+
+def time_calls(call, reps):
+    """Warm-up calls, then R timed calls of `call`; returns (median ms, min ms, R)."""
+    clock = time.perf_counter_ns
+    warm = []
+    while len(warm) < WARMUP or (not reps and len(warm) < WARMUP_MAX and
+                                 sum(warm) < WARMUP_MS):
+        t0 = clock()
+        call()
+        warm.append((clock() - t0) * 1e-6)
+    if not reps:
+        reps = math.ceil(TARGET_MS / max(statistics.median(warm), 1e-3))
+        reps = min(max(reps, MIN_REPS), MAX_REPS)
+    times = []
+    for _ in range(reps):
+        t0 = clock()
+        call()
+        times.append((clock() - t0) * 1e-6)
+    return statistics.median(times), min(times), reps
+
+
+# ---------------------------------------------------------------------------------------------
+# The sides.
+
+def run_ours(binary, name, threads, reps):
+    cmd = [binary, "--workload", name, "--json", "--threads", str(threads)]
+    if reps:
+        cmd += ["--reps", str(reps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        doc = json.loads(proc.stdout)
+    except ValueError:
+        raise RuntimeError("%s failed (rc %d): %s" % (" ".join(cmd), proc.returncode,
+                                                      proc.stderr.strip()))
+    return doc, doc["results"][0]
+
+
+def random_tensor(torch, sizes, dtype, channels_last, seed=12345):
+    gen = torch.Generator().manual_seed(seed)
+    t = (torch.rand(sizes, generator=gen, dtype=torch.float32) * 2 - 1).to(getattr(torch, dtype))
+    if channels_last:
+        fmt = torch.channels_last if len(sizes) == 4 else torch.channels_last_3d
+        t = t.contiguous(memory_format=fmt)
+    return t
+
+
+def make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, channels_last):
+    """A zero-argument callable running the workload in PyTorch: the aten kernel into a
+    preallocated output for W rows, F.interpolate (allocating its output) for call rows."""
+    fwd_name, bwd_name, has_ac, n_scales, mode, antialias = ATEN[kind]
+    aten = torch.ops.aten
+    ac = [False] if has_ac else []
+    scales = [None] * n_scales
+    out_spatial = list(out_spatial)
+    if direction == "call":
+        x = random_tensor(torch, in_sizes, dtype, channels_last)
+        interpolate = torch.nn.functional.interpolate
+        return lambda: interpolate(x, size=out_spatial, mode=mode, align_corners=False)
+    if direction == "fwd":
+        x = random_tensor(torch, in_sizes, dtype, channels_last)
+        op = getattr(aten, fwd_name)
+        y = torch.empty_like(op.default(x, out_spatial, *ac, *scales))
+        out_op = op.out
+        return lambda: out_op(x, out_spatial, *ac, *scales, out=y)
+    g = random_tensor(torch, list(in_sizes[:2]) + out_spatial, dtype, channels_last)
+    op = getattr(aten, bwd_name)
+    in_list = list(in_sizes)
+    gi = torch.empty_like(op.default(g, out_spatial, in_list, *ac, *scales))
+    gi_op = op.grad_input
+    return lambda: gi_op(g, out_spatial, in_list, *ac, *scales, grad_input=gi)
+
+
+def make_cv2_call(cv2, np, flag, x):
+    """cv2.resize of the NC... array `x` (float32 numpy) as HWC images: one image of H x W x C
+    per n for 2-D, one single-channel image of (N*C) x L for 1-D. Returns (call, result) where
+    result() gives the last output back in x's NC... order."""
+    interpolation = getattr(cv2, flag)
+
+    def prepare(out_spatial):
+        if x.ndim == 4:
+            images = [np.ascontiguousarray(x[n].transpose(1, 2, 0)) for n in range(x.shape[0])]
+            oh, ow = out_spatial
+            outs = [np.empty((oh, ow, x.shape[1]), np.float32) for _ in images]
+            dsize = (ow, oh)
+        else:
+            images = [np.ascontiguousarray(x.reshape(-1, x.shape[-1]))]
+            outs = [np.empty((images[0].shape[0], out_spatial[0]), np.float32)]
+            dsize = (out_spatial[0], images[0].shape[0])
+
+        def call():
+            for image, out in zip(images, outs):
+                cv2.resize(image, dsize, dst=out, interpolation=interpolation)
+
+        def result():
+            if x.ndim == 4:
+                return np.stack([o.reshape(o.shape[0], o.shape[1], -1).transpose(2, 0, 1)
+                                 for o in outs])
+            return outs[0].reshape(x.shape[0], x.shape[1], -1)
+        return call, result
+    return prepare
+
+
+def check_cv2(torch, cv2, np, row):
+    """Max |cv2 - F.interpolate| on the small case of `row` (see small_case)."""
+    name, _, kind, _, in_sizes, out_spatial, dtype, _ = row
+    small_in, small_out = small_case(in_sizes, out_spatial)
+    x = random_tensor(torch, small_in, dtype, False, seed=7)
+    _, _, _, _, mode, antialias = ATEN[kind]
+    kwargs = {"align_corners": False} if mode in ("linear", "bilinear", "bicubic",
+                                                   "trilinear") else {}
+    ref = torch.nn.functional.interpolate(x, size=small_out, mode=mode, **kwargs).numpy()
+    call, result = make_cv2_call(cv2, np, OPENCV[name], x.numpy())(small_out)
+    call()
+    return float(np.abs(result() - ref).max()), shape_label(small_in, small_out)
+
+
+def run_onednn(binary, row, threads, reps, check=None):
+    name, _, _, direction, in_sizes, out_spatial, dtype, channels_last = row
+    alg, mode = ONEDNN[name]
+    if check:
+        in_sizes, out_spatial = small_case(in_sizes, out_spatial)
+    cmd = [binary, "--alg", alg, "--dir", direction, "--in", ",".join(map(str, in_sizes)),
+           "--out", ",".join(map(str, out_spatial)),
+           "--layouts", "nhwc,blocked" if channels_last else "nchw,blocked",
+           "--dtype", ONEDNN_DTYPE[dtype], "--threads", str(threads)]
+    if check:
+        cmd += ["--check", mode, "--reps", "1"]
+    elif reps:
+        cmd += ["--reps", str(reps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed (rc %d): %s" % (" ".join(cmd), proc.returncode,
+                                                      proc.stderr.strip()))
+    return json.loads(proc.stdout), shape_label(in_sizes, out_spatial)
+
+
+def measure_onednn(binary, row, threads, reps):
+    """oneDNN's fastest layout among those that pass the semantics check."""
+    dtype = row[6]
+    checked, small = run_onednn(binary, row, threads, 0, check=True)
+    timed, _ = run_onednn(binary, row, threads, reps)
+    out = {"onednn_check_case": small, "onednn_layouts": {},
+           "onednn_version": timed.get("version")}
+    same_layouts = []
+    for c, t in zip(checked["results"], timed["results"]):
+        entry = {"ms_median": t.get("ms_median"), "ms_min": t.get("ms_min"),
+                 "reps": t.get("reps"), "error": t.get("error") or c.get("error"),
+                 "max_abs_diff": c.get("max_abs_diff")}
+        entry["same"] = (entry["error"] is None and c.get("max_abs_diff") is not None and
+                         c["max_abs_diff"] <= TOLERANCE[dtype])
+        out["onednn_layouts"][t["layout"]] = entry
+        if entry["error"] is None:
+            same_layouts.append((not entry["same"], t["ms_median"], t["layout"]))
+    if not same_layouts:
+        errors = {k: v["error"] for k, v in out["onednn_layouts"].items()}
+        out.update(onednn_ms=None, onednn_error="; ".join("%s: %s" % kv for kv in errors.items()))
+        return out
+    different, _, best = min(same_layouts)  # a same-semantics layout first, then the fastest
+    e = out["onednn_layouts"][best]
+    out.update(onednn_ms=e["ms_median"], onednn_min_ms=e["ms_min"], onednn_reps=e["reps"],
+               onednn_layout=best, onednn_same=not different, onednn_diff=e["max_abs_diff"],
+               onednn_error=None)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Report.
 
 def fmt_ms(v):
     if v is None:
@@ -173,34 +340,178 @@ def fmt_ms(v):
     return "%.4f" % v
 
 
+def fmt_us(v_ms):
+    return "–" if v_ms is None else "%.1f" % (v_ms * 1e3)
+
+
+def pick(row, key, stat):
+    """The row's `key` value in the chosen statistic (key_ms or key_min_ms); the floor is the
+    faster store variant in that statistic."""
+    if key == "floor":
+        variants = [pick(row, k, stat) for k in ("floor_normal", "floor_streaming")]
+        variants = [v for v in variants if v is not None]
+        return min(variants) if variants else None
+    return row.get(key + ("_min_ms" if stat == "min" else "_ms"))
+
+
+def fastest_peer(r, stat):
+    best = None
+    for p in PEERS:
+        v = pick(r, p, stat)
+        if v is not None and r.get(p + "_same", p == "torch"):
+            if best is None or v < best[1]:
+                best = (p, v)
+    return best
+
+
+def peer_cell(r, p, stat, notes):
+    v = pick(r, p, stat)
+    if r.get(p + "_skip"):
+        return "–"
+    if v is None:
+        err = r.get(p + "_error")
+        if err:
+            notes.append("%s %s: %s" % (r["workload"], PEER_NAMES[p], err))
+        return "unsupported" if err else "–"
+    cell = fmt_ms(v)
+    if p == "onednn" and r.get("onednn_layout"):
+        cell += " (%s)" % r["onednn_layout"]
+    if not r.get(p + "_same", p == "torch"):
+        cell += " †"
+    return cell
+
+
+def report(rows, args, meta):
+    stat = args.stat
+    lines = ["# upsample vs PyTorch %s, OpenCV %s, oneDNN %s (CPU)" % (
+        meta["torch"], meta["cv2"], meta["onednn"]), ""]
+    lines.append("- machine: %s, %d CPUs online" % (machine_name(), os.cpu_count() or 0))
+    lines.append("- date: %s" % meta["date"])
+    lines.append("- threads: %d (ExecContext::num_threads / UPSAMPLE_NUM_THREADS, "
+                 "torch.set_num_threads, cv2.setNumThreads, OpenMP for oneDNN, the floor)"
+                 % args.threads)
+    lines.append("- SIMD target: %s; floor: %s-byte vectors (%s)" % (
+        meta["simd"] or "unknown", meta.get("floor_vector_bytes", "?"),
+        meta.get("floor_target", "?")))
+    lines.append("- 1-min load average: %s before, %s after (%d CPUs)" % (
+        meta["load_before"], meta["load_after"], os.cpu_count() or 0))
+    lines.append("- per workload: %s; %s of R single-call timings per side" % (
+        "upsample (+ floor) first, then PyTorch, OpenCV, oneDNN" if args.order == "ours-first"
+        else "PyTorch, OpenCV, oneDNN first, then upsample (+ floor)", stat))
+    lines.append("- floor: read every input byte once and write every output byte once, same "
+                 "threads, the faster of ordinary and non-temporal (NT) stores")
+    lines.append("- †: the peer computes a different function here (semantics check failed); "
+                 "not counted")
+    lines.append("")
+    lines.append("| W | operator | ours ms | PyTorch ms | OpenCV ms | oneDNN ms | "
+                 "fastest same-semantics peer | speed-up | floor ms (normal / NT) | "
+                 "ours/floor |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    notes = []
+    for r in rows:
+        if r["workload"].startswith("C"):
+            continue
+        ours = pick(r, "ours", stat)
+        if r.get("ours_error"):
+            notes.append("%s ours: %s" % (r["workload"], r["ours_error"]))
+        cells = [peer_cell(r, p, stat, notes) for p in PEERS]
+        best = fastest_peer(r, stat)
+        if best and ours:
+            fastest = "%s %s" % (PEER_NAMES[best[0]], fmt_ms(best[1]))
+            speed = "%.2f×" % (best[1] / ours)
+        else:
+            fastest, speed = "none", "–"
+        floor = pick(r, "floor", stat)
+        floors = "%s (%s / %s)" % (fmt_ms(floor), fmt_ms(pick(r, "floor_normal", stat)),
+                                   fmt_ms(pick(r, "floor_streaming", stat)))
+        vs_floor = "%.1f×" % (ours / floor) if (ours and floor) else "–"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["operator"], fmt_ms(ours) if ours else "error", cells[0], cells[1],
+            cells[2], fastest, speed, floors, vs_floor))
+    calls = [r for r in rows if r["workload"].startswith("C")]
+    if calls:
+        lines.append("")
+        lines.append("Calls through the aclnn C API (bilinear2d fwd float32 NCHW), µs; PyTorch: "
+                     "F.interpolate (allocates its output), as a reference:")
+        lines.append("")
+        lines.append("| C | what | shape | ours µs | PyTorch F.interpolate µs | floor µs |")
+        lines.append("|---|---|---|---|---|---|")
+        for r in calls:
+            if r.get("ours_error"):
+                notes.append("%s ours: %s" % (r["workload"], r["ours_error"]))
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], r["operator"], r["shape"], fmt_us(pick(r, "ours", stat)),
+                fmt_us(pick(r, "torch", stat)), fmt_us(pick(r, "floor", stat))))
+        by_name = {r["workload"]: r for r in calls}
+        c1, c2 = by_name.get("C1"), by_name.get("C2")
+        if c1 and c2 and pick(c1, "ours", stat) and pick(c2, "ours", stat):
+            lines.append("")
+            lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×" % (
+                pick(c1, "ours", stat) / pick(c2, "ours", stat)))
+    checks = []
+    for r in rows:
+        if r.get("cv2_diff") is not None:
+            checks.append("%s OpenCV %s on %s: max |diff| %.2g → %s" % (
+                r["workload"], OPENCV[r["workload"]], r["cv2_check_case"], r["cv2_diff"],
+                "same" if r["cv2_same"] else "DIFFERENT"))
+        for layout, e in sorted(r.get("onednn_layouts", {}).items()):
+            if e.get("max_abs_diff") is not None:
+                checks.append("%s oneDNN %s on %s: max |diff| %.2g vs ours → %s" % (
+                    r["workload"], layout, r["onednn_check_case"], e["max_abs_diff"],
+                    "same" if e["same"] else "DIFFERENT"))
+    if checks:
+        lines.append("")
+        lines.append("Semantics checks (this run):")
+        lines.extend("- " + c for c in checks)
+    if notes:
+        lines.append("")
+        lines.append("Notes:")
+        lines.extend("- " + n for n in notes)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench-binary", default="build/upsample_bench",
-                    help="path of upsample_bench (relative paths: to the cwd, then to the repo "
-                         "root); default build/upsample_bench")
+                    help="upsample_bench (relative: to the cwd, then to the repository root)")
+    ap.add_argument("--onednn-binary", default="build/onednn_bench",
+                    help="onednn_bench (built when oneDNN is installed); without it the oneDNN "
+                         "column is empty")
     ap.add_argument("--workloads", default="", help="comma-separated workloads (default: all)")
-    ap.add_argument("--threads", type=int, default=2, help="threads for both sides (default 2)")
+    ap.add_argument("--threads", type=int, default=2, help="threads for every side (default 2)")
     ap.add_argument("--reps", type=int, default=0,
-                    help="timed repetitions for both sides (default: the bench binary's "
-                         "adaptive count)")
-    ap.add_argument("--order", choices=["ours-first", "torch-first"], default="ours-first",
+                    help="timed calls per side (default: adaptive, ~0.5 s, 20 to 5000)")
+    ap.add_argument("--order", choices=["ours-first", "peers-first"], default="ours-first",
                     help="within each workload, which side is measured first")
     ap.add_argument("--stat", choices=["median", "min"], default="median",
-                    help="statistic shown in the table for both sides (default median; min is "
-                         "less sensitive to a loaded machine)")
+                    help="statistic of the tables (default median; min is less sensitive to a "
+                         "loaded machine)")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="skip OpenCV and oneDNN (PyTorch only)")
     ap.add_argument("--markdown-out", default="", help="also write the Markdown report here")
-    ap.add_argument("--json-out", default="", help="also write raw results as JSON here")
+    ap.add_argument("--json-out", default="", help="also write the raw results as JSON here")
+    ap.add_argument("--from-json", default="",
+                    help="measure nothing: print the report of a --json-out file (e.g. again "
+                         "with --stat min)")
     args = ap.parse_args()
 
-    binary = args.bench_binary
-    if not os.path.isabs(binary) and not os.path.exists(binary):
-        candidate = os.path.join(repo_root(), binary)
-        if os.path.exists(candidate):
-            binary = candidate
+    if args.from_json:
+        with open(args.from_json) as f:
+            doc = json.load(f)
+        args.threads, args.order = doc["threads"], doc["meta"].get("order", args.order)
+        print(report(doc["results"], args, doc["meta"]), end="")
+        return
+
+    binary = find_binary(args.bench_binary)
     if not os.path.exists(binary):
         sys.exit("bench binary not found: %s (build it: cmake --build build --target "
                  "upsample_bench)" % args.bench_binary)
+    onednn = find_binary(args.onednn_binary)
+    if args.no_peers or not os.path.exists(onednn):
+        onednn = None
 
     selected = WORKLOADS
     if args.workloads:
@@ -211,115 +522,93 @@ def main():
             sys.exit("unknown workloads: %s" % ", ".join(unknown))
         selected = [known[w] for w in wanted]
 
+    import numpy as np
     import torch  # after argument parsing, so --help is fast
-    load_before = load_average()
+    try:
+        import cv2
+    except ImportError:
+        cv2 = None
+    if args.no_peers:
+        cv2 = None
     torch.set_num_threads(args.threads)
+    if cv2 is not None:
+        cv2.setNumThreads(args.threads)
+    meta = {"order": args.order, "torch": torch.__version__, "cv2": cv2.__version__ if cv2 else "(absent)",
+            "onednn": "(absent)" if onednn is None else "(not run)",
+            "simd": "", "load_before": load_average(),
+            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()}
 
-    simd = ""
     rows = []
-    for (name, what, kind, direction, in_sizes, out_spatial, dtype, cl) in selected:
-        row = {"workload": name, "operator": what}
-        try:
-            call = make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, cl)
-            torch_error = None
-        except (RuntimeError, NotImplementedError) as e:
-            call, torch_error = None, str(e).splitlines()[0]
+    for row in selected:
+        name, what, kind, direction, in_sizes, out_spatial, dtype, cl = row
+        r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
 
         def measure_ours():
-            nonlocal simd
             doc, res = run_ours(binary, name, args.threads, args.reps)
-            simd = simd or doc.get("simd", "")
-            row.update(ours_ms=res.get("ms_median"), ours_min_ms=res.get("ms_min"),
-                       floor_ms=res.get("floor_ms"), floor_min_ms=res.get("floor_min_ms"),
-                       bytes=res.get("bytes"),
-                       reps=res.get("reps"), ours_error=res.get("error"))
+            meta["simd"] = meta["simd"] or doc.get("simd", "")
+            meta.setdefault("floor_target", doc.get("floor_target"))
+            meta.setdefault("floor_vector_bytes", doc.get("floor_vector_bytes"))
+            if res.get("shape") != r["shape"]:
+                raise RuntimeError("%s: upsample_bench runs %s, compare.py expects %s" % (
+                    name, res.get("shape"), r["shape"]))
+            r.update(ours_ms=res.get("ms_median"), ours_min_ms=res.get("ms_min"),
+                     floor_ms=res.get("floor_ms"), floor_min_ms=res.get("floor_min_ms"),
+                     floor_variant=res.get("floor_variant"),
+                     floor_normal_ms=res.get("floor_normal_ms"),
+                     floor_normal_min_ms=res.get("floor_normal_min_ms"),
+                     floor_streaming_ms=res.get("floor_streaming_ms"),
+                     floor_streaming_min_ms=res.get("floor_streaming_min_ms"),
+                     bytes=res.get("bytes"), reps=res.get("reps"), ours_error=res.get("error"))
 
-        def measure_torch(reps):
-            if call is None:
-                row.update(torch_ms=None, torch_error=torch_error)
-                return
+        def measure_peers():
             try:
-                med, mn = time_torch(call, reps)
-                row.update(torch_ms=med, torch_min_ms=mn, torch_error=None)
+                call = make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, cl)
+                med, mn, reps = time_calls(call, args.reps)
+                r.update(torch_ms=med, torch_min_ms=mn, torch_reps=reps, torch_error=None)
             except (RuntimeError, NotImplementedError) as e:
-                row.update(torch_ms=None, torch_error=str(e).splitlines()[0])
+                r.update(torch_ms=None, torch_error=str(e).splitlines()[0])
+            if cv2 is not None and name in OPENCV:
+                diff, case = check_cv2(torch, cv2, np, row)
+                x = random_tensor(torch, in_sizes, dtype, False).numpy()
+                call, _ = make_cv2_call(cv2, np, OPENCV[name], x)(out_spatial)
+                med, mn, reps = time_calls(call, args.reps)
+                r.update(cv2_ms=med, cv2_min_ms=mn, cv2_reps=reps, cv2_diff=diff,
+                         cv2_check_case=case, cv2_same=diff <= TOLERANCE[dtype])
+            else:
+                r["cv2_skip"] = True
+            if onednn is not None and name in ONEDNN:
+                try:
+                    r.update(measure_onednn(onednn, row, args.threads, args.reps))
+                    meta["onednn"] = r.get("onednn_version") or meta["onednn"]
+                except (RuntimeError, ValueError) as e:
+                    r.update(onednn_ms=None, onednn_error=str(e).splitlines()[0])
+            else:
+                r["onednn_skip"] = True
 
         if args.order == "ours-first":
             measure_ours()
-            measure_torch(row["reps"] or args.reps or 20)
+            measure_peers()
         else:
-            measure_torch(args.reps or 20)
+            measure_peers()
             measure_ours()
-        rows.append(row)
-        print("%-4s ours %s ms  torch %s  floor %s ms  (R=%s)%s" % (
-            name, fmt_ms(row["ours_ms"]),
-            fmt_ms(row["torch_ms"]) + " ms" if row["torch_ms"] is not None else "unsupported",
-            fmt_ms(row["floor_ms"]), row["reps"],
-            ("  ours error: " + row["ours_error"]) if row["ours_error"] else ""),
+        rows.append(r)
+        best = fastest_peer(r, "median")
+        print("%-4s ours %s ms  floor %s ms  fastest peer %s  (R=%s)%s" % (
+            name, fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
+            "%s %s ms" % (PEER_NAMES[best[0]], fmt_ms(best[1])) if best else "none",
+            r.get("reps"), ("  ours error: " + r["ours_error"]) if r.get("ours_error") else ""),
             file=sys.stderr, flush=True)
 
-    load_after = load_average()
-    shown = [dict(r) for r in rows]  # the table's copy; --json-out keeps both statistics
-    if args.stat == "min":
-        for r in shown:
-            r["ours_ms"], r["torch_ms"] = r.get("ours_min_ms"), r.get("torch_min_ms")
-            r["floor_ms"] = r.get("floor_min_ms")
-    lines = []
-    lines.append("# upsample vs PyTorch %s (CPU)" % torch.__version__)
-    lines.append("")
-    lines.append("- machine: %s, %d CPUs online" % (machine_name(), os.cpu_count() or 0))
-    lines.append("- date: %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip())
-    lines.append("- threads: %d (ExecContext::num_threads, torch.set_num_threads, floor)"
-                 % args.threads)
-    lines.append("- SIMD target: %s" % (simd or "unknown"))
-    lines.append("- 1-min load average: %s before, %s after (%d CPUs)"
-                 % (load_before, load_after, os.cpu_count() or 0))
-    lines.append("- order: per workload, %s; %s of R single-call timings on each side "
-                 "(R in the last column)" % ("upsample (+ floor) first, then PyTorch"
-                                             if args.order == "ours-first"
-                                             else "PyTorch first, then upsample (+ floor)",
-                                             args.stat))
-    lines.append("- GB/s = (input bytes + output bytes) / our %s; floor = read input once + "
-                 "write output once, same threads" % args.stat)
-    lines.append("")
-    lines.append("| W | operator | ours ms | PyTorch ms | speed-up (PyTorch/ours) | floor ms | "
-                 "ours/floor | GB/s | R |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
-    notes = []
-    for r in shown:
-        ours = r["ours_ms"]
-        tms = r["torch_ms"]
-        if r["ours_error"]:
-            ours_s = "error"
-            notes.append("%s ours: %s" % (r["workload"], r["ours_error"]))
-        else:
-            ours_s = fmt_ms(ours)
-        if tms is None:
-            torch_s = "unsupported"
-            notes.append("%s PyTorch: %s" % (r["workload"], r["torch_error"]))
-        else:
-            torch_s = fmt_ms(tms)
-        speed = "%.2f×" % (tms / ours) if (tms is not None and ours) else "–"
-        floor = r["floor_ms"]
-        vs_floor = "%.1f×" % (ours / floor) if (ours and floor) else "–"
-        gbs = "%.1f" % (r["bytes"] / (ours * 1e-3) / 1e9) if ours else "–"
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["workload"], r["operator"], ours_s, torch_s, speed, fmt_ms(floor), vs_floor, gbs,
-            r["reps"]))
-    if notes:
-        lines.append("")
-        lines.append("Notes:")
-        for n in notes:
-            lines.append("- " + n)
-    report = "\n".join(lines) + "\n"
-    print(report)
+    meta["load_after"] = load_average()
+    text = report(rows, args, meta)
+    print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as f:
-            f.write(report)
+            f.write(text)
     if args.json_out:
         with open(args.json_out, "w") as f:
-            json.dump({"simd": simd, "threads": args.threads, "torch": torch.__version__,
-                       "machine": machine_name(), "results": rows}, f, indent=2)
+            json.dump({"meta": meta, "threads": args.threads, "machine": machine_name(),
+                       "results": rows}, f, indent=2)
 
 
 if __name__ == "__main__":

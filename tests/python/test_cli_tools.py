@@ -9,8 +9,9 @@
   unknown mode, undefined combinations, unwritable output) with their exit status (1 runtime,
   2 usage) and a one-line message naming what and why;
 - check --json: parsed, rows and summary asserted;
-- bench: a tiny custom shape in JSON and text, a standard workload, usage errors, the progress
-  line on a terminal (pty) and none otherwise; build/upsample_bench --json (shared code);
+- bench: a tiny custom shape in JSON and text (both floor variants), a standard workload, the
+  aclnn call-cost rows, usage errors, the progress line on a terminal (pty) and none otherwise;
+  build/upsample_bench --json (the same runner);
 - demo: exit 0, the contact sheet is a readable PNG of the documented size, every result file
   is there, the check and bench summaries are printed.
 
@@ -638,6 +639,16 @@ def check_bench():
                all(r.get(k, 0) > 0 for k in ("ms_median", "ms_min", "floor_ms", "gb_per_s",
                                               "x_floor")) and doc.get("threads") == 1,
                "bench --shape 1x2x8x8:16x16 --json: exit %d, %s" % (rc, r))
+        # The floor: both store variants, the floor is the faster one.
+        variants = {"normal": r.get("floor_normal_ms"), "non-temporal": r.get("floor_streaming_ms")}
+        report(all(v is not None and v > 0 for v in variants.values()) and
+               r.get("floor_ms") == min(variants.values()) and
+               variants.get(r.get("floor_variant")) == r.get("floor_ms") and
+               r.get("src_bytes") == 2 * 8 * 8 * 4 and r.get("call") == "native" and
+               r.get("shape") == "1x2x8x8->16x16" and doc.get("floor_vector_bytes", 0) >= 16,
+               "bench --json floor variants: %s" % {k: r.get(k) for k in (
+                   "floor_ms", "floor_variant", "floor_normal_ms", "floor_streaming_ms",
+                   "src_bytes", "call", "shape")})
         report("\r" not in err, "bench: no progress line when stderr is not a terminal")
     rc, doc, err = bench_json("--shape", "2x3x10:7", "--shape", "1x1x4x4x4:8x8x8", "--mode",
                               "nearest", "--backward", "--reps", "2")
@@ -653,7 +664,18 @@ def check_bench():
            any(l.startswith("W1 ") for l in lines) and any(l.startswith("W5e") for l in lines),
            "bench --workload W1,w5e (text): exit %d %r" % (rc, out[:300]))
     rc, out, err = run("bench", "--list")
-    report(rc == 0 and all(("W%d " % i) in out for i in range(1, 20)), "bench --list: W1-W19")
+    report(rc == 0 and all(("W%d " % i) in out for i in range(1, 20)) and
+           all(("C%d " % i) in out for i in range(1, 5)), "bench --list: W1-W19, C1-C4")
+    # The call-cost rows run through the aclnn C API.
+    rc, doc, err = bench_json("--workload", "C1,C4", "--reps", "3", "--threads", "2")
+    if doc is not None:
+        res = doc.get("results", [])
+        report(rc == 0 and [r.get("call") for r in res] == ["cann-call", "phase2"] and
+               [r.get("shape") for r in res] == ["8x32x64x64->128x128", "1x16x8x8->16x16"] and
+               all(r.get("ms_median", 0) > 0 and r.get("floor_ms", 0) > 0 for r in res),
+               "bench --workload C1,C4: exit %d, %s" % (
+                   rc, [{k: r.get(k) for k in ("workload", "call", "shape", "ms_median",
+                                                "error")} for r in res]))
     for args, text in [(["--workload", "W99"], "unknown workload 'W99'"),
                        (["--shape", "1x3x8x8"], "--shape"),
                        (["--shape", "1x3x8x8:4"], "spatial"),
@@ -692,7 +714,8 @@ def check_bench():
                "bench on a terminal: stdout is still clean JSON")
     except (ValueError, KeyError, IndexError):
         report(False, "bench on a terminal: stdout is not the JSON document: %r" % out[:200])
-    # The standalone benchmark binary uses the same workload code and keeps its JSON.
+    # The standalone benchmark binary is the same runner (2 threads by default) and keeps its
+    # JSON.
     bench_bin = os.path.join(BUILD_DIR, "upsample_bench")
     if os.path.exists(bench_bin):
         p = subprocess.run([bench_bin, "--workload", "W5", "--reps", "2", "--json"],
@@ -702,7 +725,8 @@ def check_bench():
             r = doc["results"][0]
             report(p.returncode == 0 and r["workload"] == "W5" and r["operator"] ==
                    "nearest2d fwd" and r["ms_median"] > 0 and r["floor_ms"] > 0 and
-                   r["bytes"] == (8 * 32 * 64 * 64 + 8 * 32 * 128 * 128) * 4,
+                   r["bytes"] == (8 * 32 * 64 * 64 + 8 * 32 * 128 * 128) * 4 and
+                   doc["threads"] == 2,
                    "upsample_bench --json W5: %s" % {k: r[k] for k in r if k != "plan"})
         except (ValueError, KeyError, IndexError) as e:
             report(False, "upsample_bench --json: %s %r" % (e, p.stdout[:200]))
