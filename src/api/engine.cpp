@@ -140,25 +140,44 @@ std::string Plan::describe() const {
   return os.str();
 }
 
+namespace {
+
+// The native API never throws: running out of memory is reported as a Status (whose message is
+// short enough to need no allocation when even the detailed one cannot be built).
+template <typename Body>
+Status guarded(Body&& body, const TensorDesc& src, const TensorDesc& dst) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    try {
+      return Status::Internal("out of memory while planning or running " + src.to_string() +
+                              " -> " + dst.to_string());
+    } catch (const std::bad_alloc&) {
+      return Status::Internal("out of memory");
+    }
+  }
+}
+
+}  // namespace
+
 Status make_plan(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst, Plan* plan,
                  const PlanOptions& options) {
   if (plan == nullptr) return Status::NullPointer("make_plan: plan is null");
-  if (Status st = core::validate(op, src, dst); !st.ok()) return st;
-  try {
-    auto impl = std::make_shared<Plan::Impl>();
-    impl->op = op;
-    impl->src = src;
-    impl->dst = dst;
-    impl->empty = dst.numel() == 0;
-    const Status st = src.dtype == DType::kFloat64
-                          ? build<double>(op, src, dst, options, impl.get())
-                          : build<float>(op, src, dst, options, impl.get());
-    if (st.ok()) plan->impl_ = std::move(impl);
-    return st;
-  } catch (const std::bad_alloc&) {
-    return Status::Internal("out of memory while building the plan for " + src.to_string() +
-                            " -> " + dst.to_string());
-  }
+  return guarded(
+      [&] {
+        if (Status st = core::validate(op, src, dst); !st.ok()) return st;
+        auto impl = std::make_shared<Plan::Impl>();
+        impl->op = op;
+        impl->src = src;
+        impl->dst = dst;
+        impl->empty = dst.numel() == 0;
+        const Status st = src.dtype == DType::kFloat64
+                              ? build<double>(op, src, dst, options, impl.get())
+                              : build<float>(op, src, dst, options, impl.get());
+        if (st.ok()) plan->impl_ = std::move(impl);
+        return st;
+      },
+      src, dst);
 }
 
 Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
@@ -166,25 +185,30 @@ Status execute(const Plan& plan, const void* src, void* dst, void* workspace,
   const Plan::Impl* p = plan.impl();
   if (p == nullptr) return Status::Invalid("execute: the plan is not valid (make_plan failed?)");
   if (p->empty) return Status::Ok();
-  if (src == nullptr) return Status::NullPointer("execute: src is null");
-  if (dst == nullptr) return Status::NullPointer("execute: dst is null");
-  const size_t needed = p->exe->workspace_bytes();
-  if (needed > 0 && (workspace == nullptr || workspace_bytes < needed)) {
-    std::ostringstream why;
-    why << "execute: the plan needs a workspace of " << needed << " bytes, got "
-        << (workspace == nullptr ? 0 : workspace_bytes) << (workspace == nullptr ? " (null)" : "");
-    return Status::Invalid(why.str());
-  }
-  bool undecided = false;
-  if (core::views_overlap({&p->src, reinterpret_cast<uintptr_t>(src)},
-                          {&p->dst, reinterpret_cast<uintptr_t>(dst)}, &undecided)) {
-    std::ostringstream why;
-    why << "execute: dst " << p->dst.to_string() << " at " << dst << " overlaps src "
-        << p->src.to_string() << " at " << src
-        << (undecided ? " (the views interleave too finely to rule an overlap out)" : "");
-    return Status::Invalid(why.str());
-  }
-  return p->exe->run(src, dst, workspace, ctx);
+  return guarded(
+      [&] {
+        if (src == nullptr) return Status::NullPointer("execute: src is null");
+        if (dst == nullptr) return Status::NullPointer("execute: dst is null");
+        const size_t needed = p->exe->workspace_bytes();
+        if (needed > 0 && (workspace == nullptr || workspace_bytes < needed)) {
+          std::ostringstream why;
+          why << "execute: the plan needs a workspace of " << needed << " bytes, got "
+              << (workspace == nullptr ? 0 : workspace_bytes)
+              << (workspace == nullptr ? " (null)" : "");
+          return Status::Invalid(why.str());
+        }
+        bool undecided = false;
+        if (core::views_overlap({&p->src, reinterpret_cast<uintptr_t>(src)},
+                                {&p->dst, reinterpret_cast<uintptr_t>(dst)}, &undecided)) {
+          std::ostringstream why;
+          why << "execute: dst " << p->dst.to_string() << " at " << dst << " overlaps src "
+              << p->src.to_string() << " at " << src
+              << (undecided ? " (the views interleave too finely to rule an overlap out)" : "");
+          return Status::Invalid(why.str());
+        }
+        return p->exe->run(src, dst, workspace, ctx);
+      },
+      p->src, p->dst);
 }
 
 }  // namespace upsample

@@ -156,6 +156,16 @@ class AxisWeights {
         *count = std::max<int64_t>(hi - lo, 0);
         return;
       }
+      case Kind::kCubic:
+      case Kind::kCubicBackward: {
+        int64_t i;
+        W t;
+        cubic_position(dst, &i, &t);
+        *first = std::clamp<int64_t>(i - 1, 0, spec_.in_len - 1);
+        *last = std::clamp<int64_t>(i + 2, 0, spec_.in_len - 1);
+        *count = 4;
+        return;
+      }
       case Kind::kArea: {
         const int64_t start = geometry::area_start(dst, spec_.in_len, spec_.out_len);
         const int64_t end =
@@ -255,30 +265,37 @@ class AxisWeights {
 
   // PyTorch bicubic (antialias=False): four taps floor(x)-1 .. floor(x)+2, each clamped into
   // [0, in_len - 1] (replicated border; duplicates kept and evaluated separately).
-  template <class Sink>
-  void cubic_row(int64_t dst, Sink& sink) const {
+  // cubic_position: the tap floor(x) and the fraction t of output dst.
+  void cubic_position(int64_t dst, int64_t* tap, W* fraction) const {
     const int64_t in_len = spec_.in_len;
-    int64_t i;
-    W t;
     if (kind_ == Kind::kCubicBackward) {
       const W xb = geometry::cubic_source_index_backward<W>(ratio_, dst, spec_.align_corners);
-      i = std::min(saturating_floor(static_cast<double>(xb)), in_len - 1);
+      int64_t i = std::min(saturating_floor(static_cast<double>(xb)), in_len - 1);
       i = std::max<int64_t>(i, -2);  // a far-negative coordinate reads only element 0 anyway
-      t = std::clamp(xb - static_cast<W>(i), W(0), W(1));
-    } else {
-      const double x =
-          geometry::cubic_source_index(static_cast<double>(ratio_), dst, spec_.align_corners);
-      if (x >= -3.0 && x <= static_cast<double>(in_len) + 2.0) {
-        i = geometry::cubic_tap(x);
-        t = static_cast<W>(x - static_cast<double>(i));
-      } else {  // far outside (only with a scale that disagrees with the sizes): every tap is the
-        i = x < 0 ? -2 : in_len + 1;  // border element; a centred tap keeps the weights exact
-        t = W(0);
-      }
+      *tap = i;
+      *fraction = std::clamp(xb - static_cast<W>(i), W(0), W(1));
+      return;
     }
+    const double x =
+        geometry::cubic_source_index(static_cast<double>(ratio_), dst, spec_.align_corners);
+    if (x >= -3.0 && x <= static_cast<double>(in_len) + 2.0) {
+      *tap = geometry::cubic_tap(x);
+      *fraction = static_cast<W>(x - static_cast<double>(*tap));
+    } else {  // far outside (only with a scale that disagrees with the sizes): every tap is the
+      *tap = x < 0 ? -2 : in_len + 1;  // border element; a centred tap keeps the weights exact
+      *fraction = W(0);
+    }
+  }
+  template <class Sink>
+  void cubic_row(int64_t dst, Sink& sink) const {
+    int64_t i;
+    W t;
+    cubic_position(dst, &i, &t);
     W coeffs[4];
     geometry::cubic_coefficients<W>(t, static_cast<W>(geometry::kCubicA), coeffs);
-    for (int k = 0; k < 4; ++k) sink(std::clamp<int64_t>(i - 1 + k, 0, in_len - 1), coeffs[k]);
+    for (int k = 0; k < 4; ++k) {
+      sink(std::clamp<int64_t>(i - 1 + k, 0, spec_.in_len - 1), coeffs[k]);
+    }
   }
 
   // PyTorch _compute_weights_aa (after Pillow's precompute_coeffs): the filter's support is

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 #include <sstream>
-#include <vector>
 
 #include "core/checked.hpp"
 
@@ -59,21 +58,35 @@ bool element_span(const TensorDesc& t, int64_t* lowest, int64_t* highest) {
   return true;
 }
 
+namespace {
+
+// Insertion sort of at most kMaxRank (stride, size) pairs, ascending.
+template <typename Pair>
+void sort_small(Pair* p, int n) {
+  for (int i = 1; i < n; ++i) {
+    for (int j = i; j > 0 && p[j] < p[j - 1]; --j) std::swap(p[j], p[j - 1]);
+  }
+}
+
+}  // namespace
+
 bool self_overlapping(const TensorDesc& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of dims with size > 1
+  std::array<std::pair<int64_t, int64_t>, kMaxRank> dims{};  // (|stride|, size), size > 1
+  int count = 0;
   for (int d = 0; d < t.rank; ++d) {
     if (t.sizes[d] == 0) return false;
     if (t.sizes[d] > 1) {
       if (t.strides[d] == INT64_MIN) return true;  // |stride| does not fit: not addressable
-      dims.emplace_back(t.strides[d] < 0 ? -t.strides[d] : t.strides[d], t.sizes[d]);
+      dims[count++] = {t.strides[d] < 0 ? -t.strides[d] : t.strides[d], t.sizes[d]};
     }
   }
-  std::sort(dims.begin(), dims.end());
+  sort_small(dims.data(), count);
   // Sorted by stride, the view is free of overlaps when every stride reaches past the elements
   // spanned by the smaller dims (the classic non-overlap test; sufficient, and exact for the
   // views a resampler writes).
   CheckedInt64 extent = 1;
-  for (auto [stride, size] : dims) {
+  for (int k = 0; k < count; ++k) {
+    const auto [stride, size] = dims[k];
     if (stride < extent.value()) return true;
     extent = CheckedInt64(stride) * (size - 1) + extent;
     if (!extent.ok()) return true;
@@ -115,7 +128,8 @@ ByteView to_bytes(const PlacedView& v) {
   ByteView b;
   b.base = static_cast<Addr>(v.base);
   b.elem = static_cast<Addr>(dtype_size(v.desc->dtype));
-  std::vector<std::pair<Addr, Addr>> dims;
+  std::array<std::pair<Addr, Addr>, kMaxRank> dims{};  // (stride, size); no allocation here:
+  int count = 0;                                       // execute() checks overlaps too
   for (int d = 0; d < v.desc->rank; ++d) {
     if (v.desc->sizes[d] <= 1 || v.desc->strides[d] == 0) continue;  // no new addresses
     Addr stride = static_cast<Addr>(v.desc->strides[d]) * b.elem;
@@ -124,12 +138,12 @@ ByteView to_bytes(const PlacedView& v) {
       b.base += (size - 1) * stride;
       stride = -stride;
     }
-    dims.emplace_back(stride, size);
+    dims[count++] = {stride, size};
   }
-  std::sort(dims.begin(), dims.end());
-  for (auto [stride, size] : dims) {
-    b.stride[b.dims] = stride;
-    b.size[b.dims] = size;
+  sort_small(dims.data(), count);
+  for (int k = 0; k < count; ++k) {
+    b.stride[b.dims] = dims[k].first;
+    b.size[b.dims] = dims[k].second;
     ++b.dims;
   }
   return b;

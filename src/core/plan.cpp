@@ -1,4 +1,5 @@
-// build_plan's steps: choose_order -> build_axes -> emit_steps -> layout_workspace (validation
+// build_plan's steps: choose_order -> build_axes -> order_backward_passes -> emit_steps ->
+// layout_workspace (validation
 // is core/validate.cpp; the tables themselves are built by build_tables once the caller has
 // checked the memory they need).
 //
@@ -96,6 +97,37 @@ Status build_axes(const PlanLimits& limits, Plan<W>* p) {
     p->axes.push_back(std::move(axis));
   }
   return Status::Ok();
+}
+
+// Backward passes in the order whose largest intermediate is smallest (ties keep W, H, D).
+// PyTorch's backward kernels add products w_y * w_x * g straight into grad_input, so no pass
+// order reproduces their rounding; the order only decides the workspace - for a gradient of
+// 2^31 rows flowing into 2, H first keeps a 2-row intermediate instead of a 2^31-row one.
+template <typename W>
+void order_backward_passes(Plan<W>* p) {
+  if (p->op.direction != Direction::kBackward || p->axes.size() < 2) return;
+  std::vector<size_t> order(p->axes.size()), best;
+  std::iota(order.begin(), order.end(), size_t{0});
+  double best_peak = -1.0;
+  do {
+    std::array<double, kMaxRank> sizes{};
+    for (int d = 0; d < p->src.rank; ++d) sizes[d] = static_cast<double>(p->src.sizes[d]);
+    double peak = 0.0;
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+      const Axis<W>& axis = p->axes[order[i]];
+      sizes[axis.dim] = static_cast<double>(axis.rows);
+      double elements = 1.0;
+      for (int d = 0; d < p->src.rank; ++d) elements *= sizes[d];
+      peak = std::max(peak, elements);
+    }
+    if (best_peak < 0.0 || peak < best_peak) {
+      best_peak = peak;
+      best = order;
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  std::vector<Axis<W>> reordered;
+  for (size_t i : best) reordered.push_back(std::move(p->axes[i]));
+  p->axes = std::move(reordered);
 }
 
 CopyShape copy_shape(int rank, const DimOrder& order, const std::array<int64_t, kMaxRank>& sizes,
@@ -225,6 +257,7 @@ Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc&
   if (p->empty) return Status::Ok();
   p->order = choose_order(src, dst);
   if (Status st = build_axes(limits, p); !st.ok()) return st;
+  order_backward_passes(p);
   if (Status st = emit_steps(p); !st.ok()) return st;
   layout_workspace(p);
   return Status::Ok();

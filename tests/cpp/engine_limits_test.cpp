@@ -52,8 +52,8 @@ TEST(EngineLimits, StreamedTablesGiveTheSameBits) {
 }
 
 // The CANN repro of a 2147483649-row bicubic grad: the transposed table would hold 2^33 taps;
-// streamed, the plan holds a few bytes and needs no workspace (its execution is the opt-in
-// test tests/cpp/huge_axis_test.cpp).
+// streamed, the plan holds a few bytes and a tiny workspace (its execution is the opt-in test
+// tests/cpp/huge/huge_axis_test.cpp).
 TEST(EngineLimits, AxisOfTwoBillionRowsPlansInBoundedMemory) {
   OpDesc op;
   op.mode = Mode::kCubic;
@@ -64,6 +64,8 @@ TEST(EngineLimits, AxisOfTwoBillionRowsPlansInBoundedMemory) {
   const Status st = make_plan(op, grad_out, grad_in, &plan);
   ASSERT_TRUE(st.ok()) << st.message;
   EXPECT_LT(plan.held_bytes(), 1u << 20);
+  // H first (2^31 + 1 rows into 2), then the 1 -> 1 cubic W pass: a 2-element intermediate.
+  EXPECT_LT(plan.workspace_bytes(), 1u << 10);
   EXPECT_NE(plan.describe().find("streamed"), std::string::npos) << plan.describe();
   // Its forward (2 -> 2^31 + 1) too.
   op.direction = Direction::kForward;

@@ -46,7 +46,7 @@ class Api:
     null_status: {argument: expected status(es)} where a NULL argument is not
     ACLNN_ERR_PARAM_NULLPTR; in_sp / out_sp: the default spatial sizes. For the suites' own
     validation rules: equal: input and output formats must be equal; dtypes: the accepted ones;
-    scale_rule: none | axis | all; nonneg: negative scales rejected."""
+    scale_rule: none | axis | all | ignored; nonneg: negative scales rejected."""
 
     def __init__(self, name, arg_names, rank, backward, formats, equal=True, dtypes=None,
                  scale_rule="axis", nonneg=False, n_positive=False, in_order="logical",
@@ -426,6 +426,74 @@ def check_executor_reuse(api):
     st1, m1 = aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
     expect_status("%s: run after aclDestroyAclOpExecutor" % api.name, st1, m1, INV,
                   must_name="executor")
+
+
+def check_extreme_scales(api):
+    """Every finite positive scale is either accepted (finite results on finite data) or refused
+    with 161002 and a message naming the bound: scales below 2^-100 (denormals included), whose
+    reciprocal would not be representable. Entry points that ignore their scales accept all."""
+    if api.resize or not api.scale_names:
+        return
+    float_params = "f" in aclnn.OP_SIGNATURES[api.name]
+    used = api.scale_rule in ("axis", "all")
+    values = [(1e-30, True), (1e30, True), (1e-39, not used), (1e-40, not used)]
+    if not float_params:  # a float parameter rounds these to 0 ("not given") or inf
+        values += [(1e300, True), (1e-310, not used), (5e-324, not used)]
+    for value, accepted in values:
+        call = Call(api, n=1, c=2, scales=[value] * len(api.scale_names),
+                    rng=np.random.default_rng(8))
+        st, ws, ex, msg = call.gws()
+        desc = "%s: every scale = %g" % (api.name, value)
+        if not accepted:
+            expect_status(desc, st, msg, INV, must_name="2^-100")
+            continue
+        report(st == 0, "%s -> %d %s" % (desc, st, msg))
+        if st != 0:
+            continue
+        buf = aclnn.DeviceBuffer(max(ws, 1))
+        rr, m = aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
+        vals = call.dst.to_numpy()
+        report(rr == 0 and np.isfinite(vals).all(),
+               "%s: run -> %d %s (finite: %s)" % (desc, rr, m, bool(np.isfinite(vals).all())))
+
+
+def check_overlap(api):
+    """An output view over memory the input view reads is refused (161002 naming the overlap);
+    the same two views side by side in one buffer run and give the separate buffers' result."""
+    call = Call(api, n=1, c=2, rng=np.random.default_rng(9))
+    src, dst = call.src, call.dst
+    n_src, n_dst = int(np.prod(src.view_dims)), int(np.prod(dst.view_dims))
+    st, ws, ex, _ = call.gws()
+    if st != 0:
+        report(False, "%s: the baseline call for the overlap check failed (%d)" % (api.name, st))
+        return
+    buf = aclnn.DeviceBuffer(max(ws, 1))
+    aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
+    separate = dst.to_numpy().copy()
+    lib = aclnn.load()
+    shared = np.zeros(n_src + n_dst, dtype=src.storage.dtype)
+    shared[:n_src] = src.storage[:n_src]
+    for dst_offset, overlapping in ((0, True), (n_src // 2, True), (n_src, False)):
+        handles = []
+        for t, offset in ((src, 0), (dst, dst_offset)):
+            handles.append(aclnn.create_tensor(t.view_dims, t.acl_dtype, t.strides, offset,
+                                               t.fmt, [n_src + n_dst], shared.ctypes.data))
+        args = dict(call.args)
+        args[api.src_name], args[api.dst_name] = handles[0], handles[1]  # raw handles
+        st, ws, ex, msg = aclnn.get_workspace_size(api.name, *[args[k] for k in api.arg_names])
+        desc = "%s: output view at element %d of the input's buffer" % (api.name, dst_offset)
+        if overlapping:
+            expect_status(desc, st, msg, INV, must_name="overlap")
+        else:
+            report(st == 0, "%s -> %d %s" % (desc, st, msg))
+            if st == 0:
+                buf = aclnn.DeviceBuffer(max(ws, 1))
+                aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
+                got = aclnn.from_storage(shared[n_src:], dst.acl_dtype).reshape(separate.shape)
+                report(np.array_equal(got, separate, equal_nan=True),
+                       "%s: equals the result in a separate buffer" % desc)
+        for h in handles:
+            lib.aclDestroyTensor(h)
 
 
 def check_recent_err_msg(api):

@@ -73,8 +73,9 @@ APIS = [
         [NCDHW, NDHWC], False, FLOATS, "axis"),
     Api("aclnnUpsampleBilinear2dAA", AL("input", S2), 2, False, [NCHW, ND], True, FLOATS, "axis",
         nonneg=True, n_positive=True),
+    # An empty batch is accepted (workspace 0), as by every backward entry point but the cubic one.
     Api("aclnnUpsampleBilinear2dAABackward", ALB("gradOutput", S2, "out"), 2, True, [NCHW, ND],
-        True, FLOATS, "axis", nonneg=True, n_positive=True),
+        True, FLOATS, "axis", nonneg=True),
     Api("aclnnUpsampleBicubic2d", AL("self", S2), 2, False, [NCHW, ND, NHWC], True, FLOATS,
         "axis"),
     Api("aclnnUpsampleBicubic2dBackward", ALB("gradOut", S2, "gradInput"), 2, True,
@@ -258,4 +259,5 @@ def check_misc():
 if __name__ == "__main__":
     sys.exit(ac.main("test_api_family", APIS,
                      (ac.check_nulls, check_valid, check_validation, ac.check_empty,
-                      ac.check_workspace, ac.check_executor_reuse), check_misc))
+                      ac.check_workspace, ac.check_executor_reuse, ac.check_extreme_scales,
+                      ac.check_overlap), check_misc))

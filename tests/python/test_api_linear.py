@@ -51,17 +51,17 @@ APIS = [
     # inputSize in gradOut's format order
     Api("aclnnUpsampleBilinear2dBackward",
         ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
-        2, True, [NCHW, NHWC], in_order="grad"),
+        2, True, [NCHW, NHWC], in_order="grad", scale_rule="ignored"),
     Api("aclnnUpsampleBilinear2dBackwardV2",
         ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
         2, True, [NCHW, NHWC], in_order="grad"),
     Api("aclnnUpsampleTrilinear3d",
         ["self", "outputSize", "alignCorners", "scalesD", "scalesH", "scalesW", "out"],
-        3, False, [NCDHW, NDHWC]),
+        3, False, [NCDHW, NDHWC], scale_rule="all"),
     Api("aclnnUpsampleTrilinear3dBackward",
         ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesD", "scalesH", "scalesW",
          "gradInput"],
-        3, True, [NCDHW, NDHWC]),
+        3, True, [NCDHW, NDHWC], scale_rule="all"),
 ]
 
 
@@ -162,4 +162,5 @@ def check_misc():
 if __name__ == "__main__":
     sys.exit(ac.main("test_api_linear", APIS,
                      (ac.check_nulls, check_validation, ac.check_empty, ac.check_workspace,
-                      ac.check_executor_reuse), check_misc))
+                      ac.check_executor_reuse, ac.check_extreme_scales, ac.check_overlap),
+                     check_misc))

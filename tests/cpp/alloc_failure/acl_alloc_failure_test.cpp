@@ -1,8 +1,6 @@
-// The acl runtime under injected allocation failures.
+// The acl runtime under injected allocation failures (injection.hpp).
 //
-// This executable replaces the global operator new and delete: they count live allocations and,
-// when armed on the calling thread, fail its nth allocation (or every allocation from the nth
-// on). Each runtime function that allocates is driven through every one of its allocation
+// Each runtime function that allocates is driven through every one of its allocation
 // points in turn; at each it must return its documented failure (or succeed all the same),
 // keep no allocation it made, and leave the runtime working. The runtime's device blocks come
 // from the aligned operator new too, so aclrtMalloc is covered as well.
@@ -28,113 +26,16 @@
 #include "aclnn/acl_meta.h"
 #include "aclnn/aclnn_base.h"
 #include "cpp/acl_test_util.hpp"
-
-namespace {
-
-std::atomic<int64_t> g_live_allocations{0};
-// The calling thread's allocations left before the injected failure; negative: none armed.
-thread_local int64_t t_allocations_before_failure = -1;
-thread_local bool t_keep_failing = false;
-thread_local int64_t t_injected_failures = 0;
-
-bool inject_failure() noexcept {
-  if (t_allocations_before_failure < 0) return false;
-  if (t_allocations_before_failure > 0) {
-    --t_allocations_before_failure;
-    return false;
-  }
-  if (!t_keep_failing) t_allocations_before_failure = -1;
-  ++t_injected_failures;
-  return true;
-}
-
-void* allocate(size_t bytes, size_t alignment) noexcept {
-  if (inject_failure()) return nullptr;
-  if (bytes == 0) bytes = 1;
-  void* memory = nullptr;
-  if (alignment <= alignof(std::max_align_t)) {
-    memory = std::malloc(bytes);
-  } else if (posix_memalign(&memory, alignment, bytes) != 0) {
-    memory = nullptr;
-  }
-  if (memory != nullptr) g_live_allocations.fetch_add(1, std::memory_order_relaxed);
-  return memory;
-}
-
-void* allocate_or_throw(size_t bytes, size_t alignment) {
-  void* memory = allocate(bytes, alignment);
-  if (memory == nullptr) throw std::bad_alloc();
-  return memory;
-}
-
-void deallocate(void* memory) noexcept {
-  if (memory == nullptr) return;
-  g_live_allocations.fetch_sub(1, std::memory_order_relaxed);
-  std::free(memory);
-}
-
-}  // namespace
-
-void* operator new(size_t bytes) { return allocate_or_throw(bytes, 0); }
-void* operator new[](size_t bytes) { return allocate_or_throw(bytes, 0); }
-void* operator new(size_t bytes, std::align_val_t alignment) {
-  return allocate_or_throw(bytes, static_cast<size_t>(alignment));
-}
-void* operator new[](size_t bytes, std::align_val_t alignment) {
-  return allocate_or_throw(bytes, static_cast<size_t>(alignment));
-}
-void* operator new(size_t bytes, const std::nothrow_t&) noexcept { return allocate(bytes, 0); }
-void* operator new[](size_t bytes, const std::nothrow_t&) noexcept { return allocate(bytes, 0); }
-void* operator new(size_t bytes, std::align_val_t alignment, const std::nothrow_t&) noexcept {
-  return allocate(bytes, static_cast<size_t>(alignment));
-}
-void* operator new[](size_t bytes, std::align_val_t alignment, const std::nothrow_t&) noexcept {
-  return allocate(bytes, static_cast<size_t>(alignment));
-}
-void operator delete(void* memory) noexcept { deallocate(memory); }
-void operator delete[](void* memory) noexcept { deallocate(memory); }
-void operator delete(void* memory, size_t) noexcept { deallocate(memory); }
-void operator delete[](void* memory, size_t) noexcept { deallocate(memory); }
-void operator delete(void* memory, std::align_val_t) noexcept { deallocate(memory); }
-void operator delete[](void* memory, std::align_val_t) noexcept { deallocate(memory); }
-void operator delete(void* memory, size_t, std::align_val_t) noexcept { deallocate(memory); }
-void operator delete[](void* memory, size_t, std::align_val_t) noexcept { deallocate(memory); }
-void operator delete(void* memory, const std::nothrow_t&) noexcept { deallocate(memory); }
-void operator delete[](void* memory, const std::nothrow_t&) noexcept { deallocate(memory); }
-void operator delete(void* memory, std::align_val_t, const std::nothrow_t&) noexcept {
-  deallocate(memory);
-}
-void operator delete[](void* memory, std::align_val_t, const std::nothrow_t&) noexcept {
-  deallocate(memory);
-}
+#include "cpp/alloc_failure/injection.hpp"
 
 namespace {
 
 using upsample::acl::testing::take_error_text;
+using upsample::testing_alloc::g_live_allocations;
+using upsample::testing_alloc::InjectedFailure;
 
 constexpr const char* kLostText =
     "an error occurred, but its message could not be stored (out of host memory)";
-
-// Arms the calling thread: its allocation number `nth` (0: the next one) fails, and with
-// `keep_failing` every later one too, until disarm() or the end of the scope.
-class InjectedFailure {
- public:
-  InjectedFailure(int64_t nth, bool keep_failing) {
-    t_injected_failures = 0;
-    t_keep_failing = keep_failing;
-    t_allocations_before_failure = nth;
-  }
-  ~InjectedFailure() { disarm(); }
-  InjectedFailure(const InjectedFailure&) = delete;
-  InjectedFailure& operator=(const InjectedFailure&) = delete;
-
-  // Stops injecting; true if a failure was injected.
-  bool disarm() {
-    t_allocations_before_failure = -1;
-    t_keep_failing = false;
-    return t_injected_failures > 0;
-  }
-};
 
 // Live allocations once the memory the runtime legitimately keeps between calls is settled:
 // the aclrtMalloc cache is emptied and the thread's error text read (which leaves exactly one
@@ -172,24 +73,10 @@ void expect_message_names(const char* api, const std::string& message) {
   EXPECT_NE(message.find(api), std::string::npos) << message;
 }
 
-// Runs `call` with allocation n failing (every allocation from n on, with `keep_failing`), for
-// n = 0, 1, ... until a run reaches no injected failure. `check(result, injected)` judges each
-// run after the injection ended and undoes a success. Returns the number of allocation points.
 template <typename Call, typename Check>
 int64_t drive_through_each_allocation(const char* what, bool keep_failing, Call call, Check check) {
-  for (int64_t nth = 0; nth < 10000; ++nth) {
-    const int64_t live_before = settled_live_allocations();
-    InjectedFailure failure(nth, keep_failing);
-    auto result = call();
-    const bool injected = failure.disarm();
-    check(result, injected);
-    EXPECT_EQ(settled_live_allocations(), live_before)
-        << what << ": allocations kept after failing allocation " << nth
-        << (keep_failing ? " and later ones" : "");
-    if (!injected) return nth;
-  }
-  ADD_FAILURE() << what << " still allocates after 10000 allocations";
-  return -1;
+  return upsample::testing_alloc::drive_through_each_allocation(what, keep_failing, call, check,
+                                                                &settled_live_allocations);
 }
 
 class AllocFailureTest : public ::testing::TestWithParam<bool> {
