@@ -16,9 +16,9 @@ namespace upsample::cli {
 // Openers: the header is read here; decode() later. `file` / `bytes` become the source's own.
 // Each returns null with a one-line `error` naming the file on failure.
 std::unique_ptr<ImageSource> open_png(const std::string& path, std::FILE* file, std::string* error);
-std::unique_ptr<ImageSource> open_jpeg(const std::string& path, std::vector<uint8_t> bytes,
+std::unique_ptr<ImageSource> open_jpeg(const std::string& path, SampleBuffer bytes,
                                        std::string* error);
-std::unique_ptr<ImageSource> open_webp(const std::string& path, std::vector<uint8_t> bytes,
+std::unique_ptr<ImageSource> open_webp(const std::string& path, SampleBuffer bytes,
                                        std::string* error);
 std::unique_ptr<ImageSource> open_tiff(const std::string& path, std::string* error);
 

@@ -1,6 +1,7 @@
 #include "image_io.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "core/dtype.hpp"
 #include "image_codecs.hpp"
@@ -47,7 +50,7 @@ Sniffed sniff(const unsigned char* head, size_t n) {
   return Sniffed::kUnknown;
 }
 
-bool read_all(std::FILE* file, size_t size, std::vector<uint8_t>* bytes) {
+bool read_all(std::FILE* file, size_t size, SampleBuffer* bytes) {
   bytes->resize(size);
   return std::fread(bytes->data(), 1, size, file) == size;
 }
@@ -155,12 +158,16 @@ bool plan_resample(int in_w, int in_h, int c, int out_w, int out_h, DType dtype,
   return true;
 }
 
-bool run_plan(const Plan& plan, const void* src, void* dst, int threads, std::string* error) {
-  std::unique_ptr<std::byte[]> workspace(
-      new std::byte[std::max<size_t>(plan.workspace_bytes(), 1)]);
+// Runs `plan` with `workspace` (grown to the plan's size when smaller).
+bool run_plan(const Plan& plan, const void* src, void* dst, int threads, SampleBuffer* workspace,
+              std::string* error) {
+  if (workspace->size() < plan.workspace_bytes()) {
+    SampleBuffer fresh(plan.workspace_bytes());
+    workspace->swap(fresh);
+  }
   ExecContext ctx;
   ctx.num_threads = threads;
-  const Status st = execute(plan, src, dst, workspace.get(), plan.workspace_bytes(), ctx);
+  const Status st = execute(plan, src, dst, workspace->data(), workspace->size(), ctx);
   if (!st.ok()) *error = st.message;
   return st.ok();
 }
@@ -177,7 +184,7 @@ int round_saturate(double v, int max) {
 // alpha when `premultiply`). This is the path of the float tensor dtypes, and of premultiplied
 // alpha until the library resamples premultiplied integer samples itself.
 bool resample_through_float(const Image& in, const Plan& plan, DType dtype, bool premultiply,
-                            int threads, Image* out, std::string* error) {
+                            int threads, SampleBuffer* workspace, Image* out, std::string* error) {
   const int c = in.channels;
   const size_t esize = dtype_size(dtype);
   const int max = in.max_value();
@@ -192,7 +199,7 @@ bool resample_through_float(const Image& in, const Plan& plan, DType dtype, bool
       store_element(dtype, src_buf.data() + i * esize, v);
     }
   }
-  if (!run_plan(plan, src_buf.data(), dst_buf.data(), threads, error)) return false;
+  if (!run_plan(plan, src_buf.data(), dst_buf.data(), threads, workspace, error)) return false;
   const size_t out_pixels = static_cast<size_t>(out->width) * out->height;
   for (size_t p = 0; p < out_pixels; ++p) {
     double alpha = 0.0;
@@ -221,6 +228,110 @@ bool resample_through_float(const Image& in, const Plan& plan, DType dtype, bool
 // ---------------------------------------------------------------------------------------------
 
 std::string quote_path(const std::string& path) { return "'" + path + "'"; }
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+size_t mapping_length(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+// Large buffers freed recently, kept mapped (and their pages faulted in) for the next file of a
+// folder run, and the length of every large buffer handed out.
+struct BufferCache {
+  static constexpr size_t kMaxBytes = size_t{256} << 20;
+  static constexpr size_t kMaxBlocks = 16;
+  std::mutex mutex;
+  std::vector<std::pair<void*, size_t>> free_blocks;  // oldest first
+  std::unordered_map<void*, size_t> live;
+  size_t free_bytes = 0;
+};
+
+BufferCache& buffer_cache() {
+  static BufferCache* cache = new BufferCache;  // never destroyed: used until exit
+  return *cache;
+}
+
+void* map_huge(size_t length) {
+  // Map one huge page more than needed, and unmap the unaligned head and the tail.
+  void* p = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) ::munmap(p, aligned - start);
+  const uintptr_t end = start + length + kHugePage;
+  if (end > aligned + length) {
+    ::munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
+  }
+  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
+}  // namespace
+
+void* allocate_buffer(size_t bytes) {
+  if (bytes < kLargeBuffer) return ::operator new(std::max<size_t>(bytes, 1));
+  const size_t length = mapping_length(bytes);
+  BufferCache& cache = buffer_cache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    // The smallest cached block that fits without wasting more than half of it.
+    size_t best = cache.free_blocks.size();
+    for (size_t i = 0; i < cache.free_blocks.size(); ++i) {
+      const size_t have = cache.free_blocks[i].second;
+      if (have >= length && have <= 2 * length &&
+          (best == cache.free_blocks.size() || have < cache.free_blocks[best].second)) {
+        best = i;
+      }
+    }
+    if (best < cache.free_blocks.size()) {
+      const auto [p, have] = cache.free_blocks[best];
+      cache.free_blocks.erase(cache.free_blocks.begin() + static_cast<std::ptrdiff_t>(best));
+      cache.free_bytes -= have;
+      cache.live[p] = have;
+      return p;
+    }
+  }
+  void* p = map_huge(length);
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.live[p] = length;
+  return p;
+}
+
+void free_buffer(void* p, size_t bytes) {
+  if (p == nullptr) return;
+  if (bytes < kLargeBuffer) {
+    ::operator delete(p);
+    return;
+  }
+  BufferCache& cache = buffer_cache();
+  std::vector<std::pair<void*, size_t>> evicted;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.live.find(p);
+    const size_t length = it != cache.live.end() ? it->second : mapping_length(bytes);
+    if (it != cache.live.end()) cache.live.erase(it);
+    cache.free_blocks.emplace_back(p, length);
+    cache.free_bytes += length;
+    while (cache.free_bytes > BufferCache::kMaxBytes ||
+           cache.free_blocks.size() > BufferCache::kMaxBlocks) {
+      evicted.push_back(cache.free_blocks.front());
+      cache.free_bytes -= cache.free_blocks.front().second;
+      cache.free_blocks.erase(cache.free_blocks.begin());
+    }
+  }
+  for (const auto& [q, length] : evicted) ::munmap(q, length);
+}
+
+void prefault_buffer(void* p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (p != nullptr && bytes >= kLargeBuffer)
+    ::madvise(p, mapping_length(bytes), MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 int exif_orientation(const uint8_t* data, size_t size) {
   if (size >= 6 && std::memcmp(data, "Exif\0\0", 6) == 0) {
@@ -287,9 +398,10 @@ void Image::allocate(int w, int h, int c, int b) {
   height = h;
   channels = c;
   bits = b;
-  data.clear();
-  data.shrink_to_fit();
-  data.resize(bytes());
+  if (data.size() != bytes()) {
+    SampleBuffer fresh(bytes());
+    data.swap(fresh);
+  }
 }
 
 const char* channels_name(int channels) {
@@ -378,7 +490,7 @@ std::unique_ptr<ImageSource> open_image(const std::string& path, std::string* er
   }
   std::rewind(file);
   const size_t size = static_cast<size_t>(st.st_size);
-  std::vector<uint8_t> bytes;
+  SampleBuffer bytes;
   switch (sniff(head, head_n)) {
     case Sniffed::kPng:
       return open_png(path, owned.release(), error);
@@ -582,27 +694,28 @@ DType resample_dtype(int channels, int bits, const ResampleSpec& spec) {
   return bits == 16 ? DType::kUInt16 : DType::kUInt8;
 }
 
-bool resample_extra_bytes(int in_width, int in_height, int channels, int bits, int out_width,
-                          int out_height, const ResampleSpec& spec, size_t* bytes,
-                          std::string* error) {
+bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, int out_width,
+                           int out_height, const ResampleSpec& spec, size_t* workspace_bytes,
+                           size_t* float_bytes, std::string* error) {
   const DType dtype = resample_dtype(channels, bits, spec);
   Plan plan;
   if (!plan_resample(in_width, in_height, channels, out_width, out_height, dtype, spec, &plan,
                      error)) {
     return false;
   }
-  *bytes = plan.workspace_bytes();
+  *workspace_bytes = plan.workspace_bytes();
+  *float_bytes = 0;
   if (!is_integer(dtype)) {
     const size_t samples =
         (static_cast<size_t>(in_width) * in_height + static_cast<size_t>(out_width) * out_height) *
         channels;
-    *bytes += samples * dtype_size(dtype);
+    *float_bytes = samples * dtype_size(dtype);
   }
   return true;
 }
 
 bool resample_image(const Image& in, int out_width, int out_height, const ResampleSpec& spec,
-                    Image* out, std::string* error) {
+                    Image* out, std::string* error, SampleBuffer* workspace) {
   if (const std::string why = resample_limitation(in.channels, in.bits, spec); !why.empty()) {
     *error = why;
     return false;
@@ -613,13 +726,15 @@ bool resample_image(const Image& in, int out_width, int out_height, const Resamp
                      error)) {
     return false;
   }
+  SampleBuffer own_workspace;
+  if (workspace == nullptr) workspace = &own_workspace;
   out->allocate(out_width, out_height, in.channels, in.bits);
   out->icc = in.icc;
   if (is_integer(dtype)) {  // the library reads and writes the samples themselves
-    return run_plan(plan, in.data.data(), out->data.data(), spec.threads, error);
+    return run_plan(plan, in.data.data(), out->data.data(), spec.threads, workspace, error);
   }
   return resample_through_float(in, plan, dtype, premultiplies(in.channels, spec), spec.threads,
-                                out, error);
+                                workspace, out, error);
 }
 
 }  // namespace upsample::cli

@@ -29,17 +29,31 @@ std::optional<ImageFormat> format_from_name(const std::string& name);
 const char* format_name(ImageFormat format);       // "PNG", "JPEG", "WebP", "TIFF"
 const char* format_extension(ImageFormat format);  // "png", "jpg", "webp", "tif"
 
-// A std::allocator that leaves new elements uninitialised (default-initialised), so that a
-// decoder's destination buffer is not zero-filled before the decoder writes every byte of it.
+// Memory for the large buffers of an image's trip (the file's bytes, the decoded samples, the
+// library's workspace, the result). From kLargeBuffer bytes up: whole 2 MiB-aligned mappings
+// advised as transparent huge pages (MADV_HUGEPAGE), so that first touching them costs one page
+// fault per 2 MiB rather than per 4 KiB; freed ones are kept (up to 256 MiB) and handed out
+// again, their pages already there, to the next file of a folder run. Smaller buffers come from
+// operator new. Throws std::bad_alloc when out of memory.
+inline constexpr size_t kLargeBuffer = size_t{1} << 20;
+void* allocate_buffer(size_t bytes);
+void free_buffer(void* p, size_t bytes);
+// Faults in the pages of a large buffer without writing to it (MADV_POPULATE_WRITE), so that a
+// thread can prepare a buffer while another one fills it; nothing for small buffers or on
+// kernels without it.
+void prefault_buffer(void* p, size_t bytes);
+
+// The allocator of SampleBuffer: allocate_buffer's memory, and new elements left uninitialised
+// (default-initialised), so that a decoder's destination is not zero-filled before the decoder
+// writes every byte of it.
 template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
+struct BufferAllocator {
+  using value_type = T;
+  BufferAllocator() = default;
   template <class U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-  DefaultInitAllocator() = default;
-  template <class U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  BufferAllocator(const BufferAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_buffer(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { free_buffer(p, n * sizeof(T)); }
   template <class U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
@@ -48,8 +62,12 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+  template <class U>
+  bool operator==(const BufferAllocator<U>&) const noexcept {
+    return true;
+  }
 };
-using SampleBuffer = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+using SampleBuffer = std::vector<uint8_t, BufferAllocator<uint8_t>>;
 
 struct Image {
   int width = 0;
@@ -73,7 +91,8 @@ struct Image {
   void set_sample(size_t i, int value);
   // An image of the given size, zero-filled.
   static Image blank(int width, int height, int channels, int bits = 8);
-  // Sets the size and allocates the samples without initialising them (a decoder's target).
+  // Sets the size and allocates the samples without initialising them (a decoder's target); the
+  // buffer already there is kept when it has exactly the bytes needed.
   void allocate(int width, int height, int channels, int bits);
 };
 
@@ -190,9 +209,9 @@ DType resample_dtype(int channels, int bits, const ResampleSpec& spec);
 // Memory resample_image needs besides the input and output samples: the library's workspace
 // and, on the float path, the converted input and output tensors. Returns false with `error`
 // when the library refuses the geometry.
-bool resample_extra_bytes(int in_width, int in_height, int channels, int bits, int out_width,
-                          int out_height, const ResampleSpec& spec, size_t* bytes,
-                          std::string* error);
+bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, int out_width,
+                           int out_height, const ResampleSpec& spec, size_t* workspace_bytes,
+                           size_t* float_bytes, std::string* error);
 
 // Resamples `in` to out_width x out_height (the ICC profile is carried over). The samples
 // become the tensor [1, C, H, W] in channels-last memory (TensorDesc::channels_last: exactly
@@ -201,8 +220,11 @@ bool resample_extra_bytes(int in_width, int in_height, int channels, int bits, i
 // resample_through_float (image_io.cpp). Every result is rounded half to even and saturated to
 // [0, max] (NaN -> 0). With premultiplied alpha, a colour sample is c' * max / a' where c' and
 // a' are the resampled colour and alpha (0 where a' rounds to 0).
-// Returns false with `error` when the library refuses (the message of its Status).
+// `out` keeps its buffer when it already has the size of the result, and `workspace` (grown
+// when too small; null: a buffer of its own) holds the library's workspace, so that a caller
+// can prepare both ahead. Returns false with `error` when the library refuses (the message of
+// its Status).
 bool resample_image(const Image& in, int out_width, int out_height, const ResampleSpec& spec,
-                    Image* out, std::string* error);
+                    Image* out, std::string* error, SampleBuffer* workspace = nullptr);
 
 }  // namespace upsample::cli

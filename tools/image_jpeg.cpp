@@ -34,7 +34,7 @@ struct Markers {
   std::vector<uint8_t> icc;
 };
 
-Markers read_markers(const std::vector<uint8_t>& data) {
+Markers read_markers(const SampleBuffer& data) {
   Markers m;
   bool exif_seen = false;
   std::vector<std::vector<uint8_t>> icc_chunks;
@@ -89,7 +89,7 @@ Markers read_markers(const std::vector<uint8_t>& data) {
 
 class JpegSource final : public ImageSource {
  public:
-  JpegSource(const std::string& path, const ImageHeader& header, std::vector<uint8_t> bytes,
+  JpegSource(const std::string& path, const ImageHeader& header, SampleBuffer bytes,
              TjHandle handle, bool cmyk, Markers markers)
       : bytes_(std::move(bytes)),
         handle_(std::move(handle)),
@@ -153,7 +153,7 @@ class JpegSource final : public ImageSource {
     return false;
   }
 
-  std::vector<uint8_t> bytes_;
+  SampleBuffer bytes_;
   TjHandle handle_;
   bool cmyk_;
   Markers markers_;
@@ -161,7 +161,7 @@ class JpegSource final : public ImageSource {
 
 }  // namespace
 
-std::unique_ptr<ImageSource> open_jpeg(const std::string& path, std::vector<uint8_t> bytes,
+std::unique_ptr<ImageSource> open_jpeg(const std::string& path, SampleBuffer bytes,
                                        std::string* error) {
   TjHandle handle(tjInitDecompress());
   if (!handle) {

@@ -60,7 +60,7 @@ const char* encode_error_text(WebPEncodingError error) {
 
 class WebpSource final : public ImageSource {
  public:
-  WebpSource(const std::string& path, const ImageHeader& header, std::vector<uint8_t> bytes,
+  WebpSource(const std::string& path, const ImageHeader& header, SampleBuffer bytes,
              std::vector<uint8_t> icc)
       : bytes_(std::move(bytes)), icc_(std::move(icc)) {
     path_ = path;
@@ -96,7 +96,7 @@ class WebpSource final : public ImageSource {
   }
 
  private:
-  std::vector<uint8_t> bytes_;
+  SampleBuffer bytes_;
   std::vector<uint8_t> icc_;
 };
 
@@ -109,7 +109,7 @@ struct MuxDeleter {
 
 }  // namespace
 
-std::unique_ptr<ImageSource> open_webp(const std::string& path, std::vector<uint8_t> bytes,
+std::unique_ptr<ImageSource> open_webp(const std::string& path, SampleBuffer bytes,
                                        std::string* error) {
   WebPBitstreamFeatures features;
   const VP8StatusCode status = WebPGetFeatures(bytes.data(), bytes.size(), &features);

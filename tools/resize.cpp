@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -421,7 +422,9 @@ int resize_one(const ResizeOptions& o, const ResizeSettings& s) {
     return usage_error(std::string("--bits 16 needs a .png or .tif OUT: ") +
                        format_name(*out_format) + " stores 8-bit samples only");
   }
-  FileTask task(o, s, in, o.out, out_format, o.threads);
+  // One file: a core is free while the decoder runs, for faulting in the buffers.
+  const int cores = default_num_threads();
+  FileTask task(o, s, in, o.out, out_format, o.threads, cores > 1);
   std::string error;
   if (const int rc = task.prepare(&error); rc != 0) {
     if (rc == 2) return usage_error(error);
@@ -440,13 +443,15 @@ int resize_one(const ResizeOptions& o, const ResizeSettings& s) {
 // ---------------------------------------------------------------------------------------------
 
 FileTask::FileTask(const ResizeOptions& options, const ResizeSettings& settings, std::string in,
-                   std::string out, std::optional<ImageFormat> out_format, int threads)
+                   std::string out, std::optional<ImageFormat> out_format, int threads,
+                   bool prefault)
     : o_(options),
       s_(settings),
       in_(std::move(in)),
       out_(std::move(out)),
       out_format_(out_format),
-      threads_(threads) {}
+      threads_(threads),
+      prefault_(prefault) {}
 
 int FileTask::prepare(std::string* error) {
   source_ = open_image(in_, error);
@@ -506,35 +511,55 @@ int FileTask::prepare(std::string* error) {
   source_->reduced_size(reduce_, &stored_w, &stored_h);
   oriented_size(stored_w, stored_h, orientation, &decoded_w_, &decoded_h_);
   if (reduce_ > 1) spec_.scale_x = spec_.scale_y = 0.0;  // the ratio comes from the sizes
-  size_t extra = 0;
-  if (!resample_extra_bytes(decoded_w_, decoded_h_, h.channels, h.bits, out_w_, out_h_, spec_,
-                            &extra, error)) {
+  size_t float_bytes = 0;
+  if (!resample_buffer_bytes(decoded_w_, decoded_h_, h.channels, h.bits, out_w_, out_h_, spec_,
+                             &workspace_bytes_, &float_bytes, error)) {
     *error = "cannot resample " + quote_path(in_) + ": " + *error;
     return 1;
   }
   const size_t decoded = static_cast<size_t>(stored_w) * stored_h * h.channels * (h.bits / 8);
   const size_t out_samples = static_cast<size_t>(out_w_) * out_h_ * h.channels;
-  estimate_ = source_->resident_bytes() + decoded * (orientation >= 5 ? 2 : 1) + extra +
-              out_samples * (h.bits / 8) * 2 + (out_bits_ != h.bits ? out_samples * 2 : 0);
+  estimate_ = source_->resident_bytes() + decoded * (orientation >= 5 ? 2 : 1) + workspace_bytes_ +
+              float_bytes + out_samples * (h.bits / 8) * 2 +
+              (out_bits_ != h.bits ? out_samples * 2 : 0);
   return 0;
 }
 
 bool FileTask::run(std::string* error) {
   const ImageHeader h = source_->header();
   auto t0 = std::chrono::steady_clock::now();
-  Image image;
-  if (!source_->decode(reduce_, &image, error)) return false;
+  // Every large buffer is allocated before decoding: the decoder writes into `image`, the
+  // library reads it and writes `out` using `workspace`. With prefault_, another thread faults
+  // in the pages of all three while this one decodes (first touching fresh memory costs as
+  // much as the resample itself on some machines).
+  Image image, out;
+  int stored_w = 0, stored_h = 0;
+  source_->reduced_size(reduce_, &stored_w, &stored_h);
+  image.allocate(stored_w, stored_h, h.channels, h.bits);
+  out.allocate(out_w_, out_h_, h.channels, h.bits);
+  SampleBuffer workspace(workspace_bytes_);
+  std::thread prefaulter;
+  if (prefault_) {
+    prefaulter = std::thread([&] {
+      prefault_buffer(image.data.data(), image.data.size());
+      prefault_buffer(workspace.data(), workspace.size());
+      prefault_buffer(out.data.data(), out.data.size());
+    });
+  }
+  const bool decoded = source_->decode(reduce_, &image, error);
+  if (prefaulter.joinable()) prefaulter.join();
+  if (!decoded) return false;
   source_.reset();  // the compressed bytes are no longer needed
   if (o_.autorotate) apply_orientation(&image, h.orientation);
   times_.decode_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  Image out;
-  if (!resample_image(image, out_w_, out_h_, spec_, &out, error)) {
+  if (!resample_image(image, out_w_, out_h_, spec_, &out, error, &workspace)) {
     *error = "cannot resample " + quote_path(in_) + ": " + *error;
     return false;
   }
-  image = Image();  // the decoded samples are no longer needed
+  image = Image();  // the decoded samples and the workspace are no longer needed
+  workspace = SampleBuffer();
   times_.resample_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();

@@ -43,8 +43,10 @@ struct StepTimes {
 // One file: opened (its header read), sized, checked; then run.
 class FileTask {
  public:
+  // `threads`: the library's threads (0: its default). `prefault`: fault in the buffers on
+  // another thread while decoding (when a core is free for it).
   FileTask(const ResizeOptions& options, const ResizeSettings& settings, std::string in,
-           std::string out, std::optional<ImageFormat> out_format, int threads);
+           std::string out, std::optional<ImageFormat> out_format, int threads, bool prefault);
 
   // Opens IN and works out everything that needs its header: the output size, the decoding
   // reduction of --fast, the checks. Returns 0, or 1 (the file cannot be read) or 2 (the
@@ -65,11 +67,13 @@ class FileTask {
   std::string in_, out_;
   std::optional<ImageFormat> out_format_;
   int threads_;
+  bool prefault_;
   std::unique_ptr<ImageSource> source_;
   ResampleSpec spec_;
   int out_w_ = 0, out_h_ = 0, out_bits_ = 8, reduce_ = 1;
   int decoded_w_ = 0, decoded_h_ = 0;
   size_t estimate_ = 0;
+  size_t workspace_bytes_ = 0;
   StepTimes times_;
   ImageHeader in_header_;  // for describe()
   int out_channels_ = 0;

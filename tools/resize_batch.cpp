@@ -282,7 +282,9 @@ int resize_batch(const ResizeOptions& o, const ResizeSettings& s) {
       if (ok) {
         try {
           const std::optional<ImageFormat> format = s.format ? s.format : format_from_path(e.out);
-          FileTask task(o, s, e.in, e.out, format, threads);
+          // Every core decodes or resamples a file: no prefaulting thread; the buffers of the
+          // previous file are reused instead (allocate_buffer's cache).
+          FileTask task(o, s, e.in, e.out, format, threads, jobs < cores);
           ok = task.prepare(&error) == 0;
           if (ok) {
             BudgetGuard guard(&budget, task.memory_estimate());
