@@ -233,7 +233,10 @@ namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 
-size_t mapping_length(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+// Mappings start on a huge page and end on a 4 KiB page: the whole 2 MiB pieces get huge pages,
+// the tail small ones, so no memory is spent on rounding up.
+constexpr size_t kPage = 4096;
+size_t mapping_length(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
 // Large buffers freed recently, kept mapped (and their pages faulted in) for the next file of a
 // folder run, and the length of every large buffer handed out.
