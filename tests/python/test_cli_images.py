@@ -22,7 +22,8 @@
 - folders (-o): relative paths kept, --format, hidden and non-image files skipped, a corrupt file
   among good ones (exit 1, every failure listed at the end, the good ones written and identical
   to single-file runs, nothing half-written), --jobs and --memory-budget giving the same bytes,
-  output clashes refused; the progress bar on a pseudo-terminal (pty) and silence otherwise.
+  output clashes refused; the progress bar on a pseudo-terminal (pty) and silence otherwise;
+  SIGINT in the middle of a run leaves whole files and no temporary one.
 
 Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_images.py
 Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
@@ -36,6 +37,7 @@ import os
 import pty
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -238,14 +240,6 @@ def check_round_trips():
     if resize("gray -> JPEG", tmp("g.png"), tmp("g.jpg"), "--scale", "1", "--mode", "nearest"):
         with Image.open(tmp("g.jpg")) as im:
             report(im.mode == "L", "a gray image is written as a gray JPEG (%s)" % im.mode)
-    levels = {}
-    for level in (1, 9):
-        if resize("--png-level %d" % level, tmp("ph.png"), tmp("l%d.png" % level), "--scale",
-                  "1", "--mode", "nearest", "--png-level", str(level)):
-            levels[level] = os.path.getsize(tmp("l%d.png" % level))
-            same("--png-level %d is lossless" % level, tools.png_read(tmp("l%d.png" % level))[0],
-                 src)
-    report(len(levels) == 2 and levels[9] < levels[1], "--png-level 9 < 1 in bytes: %s" % levels)
     # CMYK JPEG (Adobe, inverted): converted to RGB like Pillow's CMYK -> RGB.
     cmyk = Image.fromarray(blocks(32, 48, 3, seed=81)).convert("CMYK")
     cmyk.save(tmp("cmyk.jpg"), quality=95)
@@ -258,20 +252,53 @@ def check_round_trips():
         report(0 <= d <= 1, "CMYK JPEG as RGB within 1 of Pillow's conversion (max %d)" % d)
 
 
+def png_idat(path):
+    """The concatenated IDAT data of a PNG file, and its chunk types in order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, idat, kinds = 8, b"", []
+    while pos < len(data):
+        n = int.from_bytes(data[pos:pos + 4], "big")
+        kinds.append(data[pos + 4:pos + 8])
+        if kinds[-1] == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    return idat, kinds
+
+
 def check_png_size_against_pillow():
-    """Default PNGs no larger than Pillow's default Image.save for the same pixels."""
-    for name, img in [("photo", photo(300, 400, seed=90)),
-                      ("gradient", np.stack(np.mgrid[0:240, 0:320], -1)[:, :, [1, 0, 0]]
-                       .astype(np.uint8)),
-                      ("rgba", np.concatenate([photo(200, 300, seed=91),
-                                               np.full((200, 300, 1), 200, np.uint8)], 2))]:
+    """Default PNGs: the same compressed data as Pillow's default Image.save, in no more bytes."""
+    cases = [("photo", photo(300, 400, seed=90)),
+             ("gradient", np.stack(np.mgrid[0:240, 0:320], -1)[:, :, [1, 0, 0]]
+              .astype(np.uint8)),
+             ("rgba", np.concatenate([photo(200, 300, seed=91),
+                                      np.full((200, 300, 1), 200, np.uint8)], 2)),
+             ("gray", photo(150, 200, seed=92)[:, :, 0]),
+             ("gray16", (photo(150, 200, seed=93)[:, :, 0].astype(np.uint16) * 257 +
+                         np.arange(200, dtype=np.uint16)[None, :]))]
+    for name, img in cases:
         tools.png_write(tmp("sz_in.png"), img)
         Image.fromarray(img).save(tmp("sz_pil.png"))
         if resize("PNG size " + name, tmp("sz_in.png"), tmp("sz_us.png"), "--scale", "1",
                   "--mode", "nearest"):
             ours, pil = os.path.getsize(tmp("sz_us.png")), os.path.getsize(tmp("sz_pil.png"))
-            report(ours <= pil, "PNG %s: %d bytes, Pillow %d (%.3f)" % (name, ours, pil,
-                                                                      ours / pil))
+            (ours_idat, kinds), (pil_idat, _) = png_idat(tmp("sz_us.png")), png_idat(tmp("sz_pil.png"))
+            report(ours_idat == pil_idat, "PNG %s: the same compressed data as Pillow's (%d and %d "
+                   "bytes)" % (name, len(ours_idat), len(pil_idat)))
+            report(ours <= pil, "PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            report(kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and
+                   set(kinds[1:-1]) == {b"IDAT"}, "PNG %s: chunks %s" % (name, kinds))
+            same("PNG %s: Pillow reads the pixels back" % name, pil_array(tmp("sz_us.png")), img)
+    sizes = {}
+    src = photo(300, 400, seed=94)
+    tools.png_write(tmp("lv.png"), src)
+    for level in (0, 1, 9):
+        if resize("--png-level %d" % level, tmp("lv.png"), tmp("lv%d.png" % level), "--scale",
+                  "1", "--mode", "nearest", "--png-level", str(level)):
+            sizes[level] = os.path.getsize(tmp("lv%d.png" % level))
+            same("--png-level %d is lossless" % level, pil_array(tmp("lv%d.png" % level)), src)
+    report(len(sizes) == 3 and sizes[9] < sizes[1] < sizes[0], "--png-level 9 < 1 < 0 in bytes: "
+           "%s" % sizes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -683,6 +710,36 @@ def check_progress():
         rc, out, err[-200:]))
 
 
+def check_interrupt():
+    """SIGINT in the middle of a folder run: the files written are whole, no temporary file is
+    left."""
+    os.makedirs(tmp("int_in"))
+    for i in range(40):
+        Image.fromarray(photo(300, 400, seed=300 + i)).save(tmp("int_in", "%02d.png" % i))
+    p = subprocess.Popen([CLI, "resize", tmp("int_in"), "-o", tmp("int_out"), "--size", "200x150",
+                          "--mode", "bicubic", "--antialias", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and \
+            len(os.listdir(tmp("int_out")) if os.path.isdir(tmp("int_out")) else []) < 3:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    names = os.listdir(tmp("int_out")) if os.path.isdir(tmp("int_out")) else []
+    whole = True
+    for name in names:
+        try:
+            with Image.open(tmp("int_out", name)) as im:
+                im.load()
+                whole = whole and im.size == (200, 150)
+        except Exception:
+            whole = False
+    report(p.returncode in (-signal.SIGINT, 0) and names and
+           not any(n.startswith(".") for n in names) and whole,
+           "SIGINT during a folder run: exit %s, %d whole files, no temporary file (%s)" % (
+               p.returncode, len(names), sorted(n for n in names if n.startswith("."))))
+
+
 def main():
     global TMP
     if not os.path.exists(CLI):
@@ -694,7 +751,7 @@ def main():
     try:
         for check in [check_round_trips, check_png_size_against_pillow, check_orientation,
                       check_icc, check_decode_errors, check_pixels, check_fast, check_folders,
-                      check_progress]:
+                      check_progress, check_interrupt]:
             try:
                 check()
             except Exception as e:  # a crash in the harness, reported as a failure
