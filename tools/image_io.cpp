@@ -426,41 +426,34 @@ std::optional<ImageFormat> format_from_path(const std::string& path) {
   return format_from_name(extension_of(path));
 }
 
+namespace {
+
+// Per format, in ImageFormat's order: its name, its usual extension and another one.
+struct FormatNames {
+  ImageFormat format;
+  const char* name;
+  const char* extension;
+  const char* alias;
+};
+constexpr FormatNames kFormats[] = {{ImageFormat::kPng, "PNG", "png", "png"},
+                                    {ImageFormat::kJpeg, "JPEG", "jpg", "jpeg"},
+                                    {ImageFormat::kWebp, "WebP", "webp", "webp"},
+                                    {ImageFormat::kTiff, "TIFF", "tif", "tiff"}};
+
+}  // namespace
+
 std::optional<ImageFormat> format_from_name(const std::string& name) {
   const std::string ext = lower(name);
-  if (ext == "png") return ImageFormat::kPng;
-  if (ext == "jpg" || ext == "jpeg") return ImageFormat::kJpeg;
-  if (ext == "webp") return ImageFormat::kWebp;
-  if (ext == "tif" || ext == "tiff") return ImageFormat::kTiff;
+  for (const FormatNames& f : kFormats) {
+    if (ext == f.extension || ext == f.alias) return f.format;
+  }
   return {};
 }
 
-const char* format_name(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::kPng:
-      return "PNG";
-    case ImageFormat::kJpeg:
-      return "JPEG";
-    case ImageFormat::kWebp:
-      return "WebP";
-    case ImageFormat::kTiff:
-      return "TIFF";
-  }
-  return "?";
-}
+const char* format_name(ImageFormat format) { return kFormats[static_cast<int>(format)].name; }
 
 const char* format_extension(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::kPng:
-      return "png";
-    case ImageFormat::kJpeg:
-      return "jpg";
-    case ImageFormat::kWebp:
-      return "webp";
-    case ImageFormat::kTiff:
-      return "tif";
-  }
-  return "";
+  return kFormats[static_cast<int>(format)].extension;
 }
 
 void ImageSource::reduced_size(int reduce, int* width, int* height) const {

@@ -49,39 +49,17 @@ from PIL import Image, ImageCms, ImageOps
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
 
-VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
-BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
-CLI = os.environ.get("UPSAMPLE_CLI") or os.path.join(BUILD_DIR, "upsample")
-TIMEOUT_S = 300
+CLI = tools.CLI
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
 FAST_PSNR_DB = 40.0
-
-counts = {"passed": 0, "failed": 0}
+report, run = tools.report, tools.run  # the shared harness: one pass/fail count
 TMP = None
-
-
-def report(ok, text):
-    if ok:
-        counts["passed"] += 1
-        if VERBOSE:
-            print("ok   " + text)
-    else:
-        counts["failed"] += 1
-        print("FAIL " + text)
-    sys.stdout.flush()
-    return ok
 
 
 def info(text):
     print("     " + text)
     sys.stdout.flush()
-
-
-def run(*args, timeout=TIMEOUT_S):
-    p = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
 
 
 def tmp(*names):
@@ -758,8 +736,8 @@ def main():
                 report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
-    return 1 if counts["failed"] else 0
+    print("%d passed, %d failed" % (tools.counts["passed"], tools.counts["failed"]))
+    return 1 if tools.counts["failed"] else 0
 
 
 if __name__ == "__main__":
