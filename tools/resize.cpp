@@ -538,9 +538,9 @@ bool FileTask::run(std::string* error) {
   image.allocate(stored_w, stored_h, h.channels, h.bits);
   out.allocate(out_w_, out_h_, h.channels, h.bits);
   SampleBuffer workspace(workspace_bytes_);
-  std::thread prefaulter;
+  std::jthread prefaulter;  // joined on every way out, exceptions included
   if (prefault_) {
-    prefaulter = std::thread([&] {
+    prefaulter = std::jthread([&] {
       prefault_buffer(image.data.data(), image.data.size());
       prefault_buffer(workspace.data(), workspace.size());
       prefault_buffer(out.data.data(), out.data.size());
