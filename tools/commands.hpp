@@ -9,7 +9,8 @@
 
 namespace upsample::cli {
 
-// `upsample resize IN OUT (--size WxH | --scale S[,S]) --mode M [...]` (tools/resize.cpp).
+// `upsample resize IN OUT (--size WxH | --scale S[,S]) --mode M [...]`, or `IN... -o OUTDIR`
+// (tools/resize.cpp, tools/resize_batch.cpp).
 int run_resize(const std::vector<std::string>& args);
 // `upsample bench [--workload W1,...] [--shape ...] [--threads N] [...]` (tools/bench.cpp).
 int run_bench(const std::vector<std::string>& args);

@@ -1,33 +1,22 @@
 #include "image_io.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "core/dtype.hpp"
-
-// stb: the implementations live in this translation unit only. Only the formats the tool
-// documents are compiled in, so anything else is reported as "not a supported image".
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#define STBI_ONLY_JPEG
-#define STBI_ONLY_BMP
-#define STBI_ONLY_TGA
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
-#pragma GCC diagnostic pop
+#include "image_codecs.hpp"
+#include "image_temp_files.hpp"
 
 namespace upsample::cli {
 namespace {
@@ -37,163 +26,151 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
-
-// What the first bytes of a file say it is ("" when none of ours).
-std::string sniff_format(const unsigned char* head, size_t n) {
-  if (n >= 8 && std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0) return "PNG";
-  if (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF) return "JPEG";
-  if (n >= 2 && head[0] == 'B' && head[1] == 'M') return "BMP";
-  return "";
+std::string extension_of(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return lower(path.substr(dot + 1));
 }
 
-// stb_image's terse failure reasons, in words.
-std::string explain(const std::string& reason) {
-  if (reason == "outofdata" || reason == "truncated") return "the file is truncated";
-  if (reason == "outofmem") return "out of memory";
-  if (reason == "too large") return "the image is too large";
-  if (reason == "unknown image type") return "corrupt data or an unsupported variant";
-  return "corrupt data (" + reason + ")";
+enum class Sniffed { kPng, kJpeg, kWebp, kTiff, kBmp, kGif, kUnknown };
+
+Sniffed sniff(const unsigned char* head, size_t n) {
+  if (n >= 8 && std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0) return Sniffed::kPng;
+  if (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF) return Sniffed::kJpeg;
+  if (n >= 12 && std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WEBP", 4) == 0) {
+    return Sniffed::kWebp;
+  }
+  if (n >= 4 && (std::memcmp(head, "II*\0", 4) == 0 || std::memcmp(head, "MM\0*", 4) == 0 ||
+                 std::memcmp(head, "II+\0", 4) == 0 || std::memcmp(head, "MM\0+", 4) == 0)) {
+    return Sniffed::kTiff;
+  }
+  if (n >= 2 && head[0] == 'B' && head[1] == 'M') return Sniffed::kBmp;
+  if (n >= 4 && std::memcmp(head, "GIF8", 4) == 0) return Sniffed::kGif;
+  return Sniffed::kUnknown;
+}
+
+bool read_all(std::FILE* file, size_t size, SampleBuffer* bytes) {
+  bytes->resize(size);
+  return std::fread(bytes->data(), 1, size, file) == size;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writing through a FILE*, so that errors carry errno.
+// Orientation.
 
-struct Sink {
-  std::FILE* file = nullptr;
-  bool failed = false;
-  int error = 0;
-};
-
-void sink_write(void* context, void* data, int size) {
-  auto* sink = static_cast<Sink*>(context);
-  if (sink->failed || size <= 0) return;
-  if (std::fwrite(data, 1, static_cast<size_t>(size), sink->file) != static_cast<size_t>(size)) {
-    sink->failed = true;
-    sink->error = errno;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// 16-bit PNG (stb_image_write only writes 8-bit samples): our own chunks around stb's deflate.
-
-uint32_t crc32(const unsigned char* data, size_t n, uint32_t crc = 0) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
-  return ~crc;
-}
-
-void put_u32(std::vector<unsigned char>* out, uint32_t v) {
-  out->push_back(static_cast<unsigned char>(v >> 24));
-  out->push_back(static_cast<unsigned char>(v >> 16));
-  out->push_back(static_cast<unsigned char>(v >> 8));
-  out->push_back(static_cast<unsigned char>(v));
-}
-
-void put_chunk(std::vector<unsigned char>* out, const char* type, const unsigned char* data,
-               size_t n) {
-  put_u32(out, static_cast<uint32_t>(n));
-  const size_t start = out->size();
-  out->insert(out->end(), type, type + 4);
-  out->insert(out->end(), data, data + n);
-  put_u32(out, crc32(out->data() + start, n + 4));
-}
-
-int paeth(int a, int b, int c) {
-  const int p = a + b - c;
-  const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-  if (pa <= pb && pa <= pc) return a;
-  return pb <= pc ? b : c;
-}
-
-// The PNG file of a 16-bit image: big-endian samples, each row with the filter (none, sub, up,
-// average, paeth; bytes per pixel = 2 * channels) of smallest sum of absolute differences.
-bool encode_png16(const Image& image, std::vector<unsigned char>* png) {
-  const int bpp = 2 * image.channels;
-  const size_t row_bytes = static_cast<size_t>(image.width) * bpp;
-  std::vector<unsigned char> raw(row_bytes * image.height);
-  for (size_t i = 0; i < image.samples(); ++i) {
-    const int v = image.sample(i);
-    raw[2 * i] = static_cast<unsigned char>(v >> 8);
-    raw[2 * i + 1] = static_cast<unsigned char>(v & 0xFF);
-  }
-  std::vector<unsigned char> filtered((row_bytes + 1) * image.height);
-  std::vector<unsigned char> candidate(row_bytes), best(row_bytes);
-  for (int y = 0; y < image.height; ++y) {
-    const unsigned char* cur = raw.data() + y * row_bytes;
-    const unsigned char* prev = y > 0 ? cur - row_bytes : nullptr;
-    long best_cost = -1;
-    int best_type = 0;
-    for (int type = 0; type < 5; ++type) {
-      long cost = 0;
-      for (size_t i = 0; i < row_bytes; ++i) {
-        const int a = i >= static_cast<size_t>(bpp) ? cur[i - bpp] : 0;
-        const int b = prev ? prev[i] : 0;
-        const int c = (prev && i >= static_cast<size_t>(bpp)) ? prev[i - bpp] : 0;
-        int pred = 0;
-        switch (type) {
-          case 1: pred = a; break;
-          case 2: pred = b; break;
-          case 3: pred = (a + b) / 2; break;
-          case 4: pred = paeth(a, b, c); break;
-          default: break;
+// Copies pixel (sx, sy) of `src` to (dx, dy) of `dst` for every display pixel of a transposing
+// orientation (5-8), in 64 x 64 blocks so that reads and writes both stay in cache.
+template <size_t kPixelBytes>
+void transpose_pixels(const Image& src, Image* dst, int orientation) {
+  const int w = src.width, h = src.height;  // stored
+  const int dw = dst->width, dh = dst->height;
+  const uint8_t* s = src.data.data();
+  uint8_t* d = dst->data.data();
+  constexpr int kBlock = 64;
+  for (int y0 = 0; y0 < dh; y0 += kBlock) {
+    for (int x0 = 0; x0 < dw; x0 += kBlock) {
+      const int y1 = std::min(dh, y0 + kBlock), x1 = std::min(dw, x0 + kBlock);
+      for (int y = y0; y < y1; ++y) {
+        for (int x = x0; x < x1; ++x) {
+          int sx = 0, sy = 0;
+          switch (orientation) {
+            case 5:
+              sx = y;
+              sy = x;
+              break;  // transpose
+            case 6:
+              sx = y;
+              sy = h - 1 - x;
+              break;  // rotate 90 clockwise
+            case 7:
+              sx = w - 1 - y;
+              sy = h - 1 - x;
+              break;  // transverse
+            default:
+              sx = w - 1 - y;
+              sy = x;
+              break;  // 8: rotate 90 counter-clockwise
+          }
+          std::memcpy(d + (static_cast<size_t>(y) * dw + x) * kPixelBytes,
+                      s + (static_cast<size_t>(sy) * w + sx) * kPixelBytes, kPixelBytes);
         }
-        const auto v = static_cast<unsigned char>(cur[i] - pred);
-        candidate[i] = v;
-        cost += std::abs(static_cast<signed char>(v));
-      }
-      if (best_cost < 0 || cost < best_cost) {
-        best_cost = cost;
-        best_type = type;
-        best.swap(candidate);
       }
     }
-    unsigned char* dst = filtered.data() + y * (row_bytes + 1);
-    dst[0] = static_cast<unsigned char>(best_type);
-    std::memcpy(dst + 1, best.data(), row_bytes);
   }
-  int zlen = 0;
-  unsigned char* z = stbi_zlib_compress(filtered.data(), static_cast<int>(filtered.size()), &zlen,
-                                        stbi_write_png_compression_level);
-  if (z == nullptr) return false;
-  static const int kColorType[5] = {-1, 0, 4, 2, 6};
-  unsigned char ihdr[13];
-  const auto be32 = [](unsigned char* p, uint32_t v) {
-    p[0] = static_cast<unsigned char>(v >> 24);
-    p[1] = static_cast<unsigned char>(v >> 16);
-    p[2] = static_cast<unsigned char>(v >> 8);
-    p[3] = static_cast<unsigned char>(v);
-  };
-  be32(ihdr, static_cast<uint32_t>(image.width));
-  be32(ihdr + 4, static_cast<uint32_t>(image.height));
-  ihdr[8] = 16;
-  ihdr[9] = static_cast<unsigned char>(kColorType[image.channels]);
-  ihdr[10] = ihdr[11] = ihdr[12] = 0;
-  png->clear();
-  const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  png->insert(png->end(), signature, signature + 8);
-  put_chunk(png, "IHDR", ihdr, sizeof ihdr);
-  put_chunk(png, "IDAT", z, static_cast<size_t>(zlen));
-  put_chunk(png, "IEND", nullptr, 0);
-  std::free(z);
+}
+
+void mirror_rows(Image* image) {
+  const size_t pb = image->bytes() / image->samples() * image->channels;
+  const size_t row = pb * image->width;
+  uint8_t tmp[8];
+  for (int y = 0; y < image->height; ++y) {
+    uint8_t* r = image->data.data() + y * row;
+    for (int a = 0, b = image->width - 1; a < b; ++a, --b) {
+      std::memcpy(tmp, r + a * pb, pb);
+      std::memcpy(r + a * pb, r + b * pb, pb);
+      std::memcpy(r + b * pb, tmp, pb);
+    }
+  }
+}
+
+void flip_rows(Image* image) {
+  const size_t row = image->bytes() / image->height;
+  std::vector<uint8_t> tmp(row);
+  for (int a = 0, b = image->height - 1; a < b; ++a, --b) {
+    uint8_t* ra = image->data.data() + a * row;
+    uint8_t* rb = image->data.data() + b * row;
+    std::memcpy(tmp.data(), ra, row);
+    std::memcpy(ra, rb, row);
+    std::memcpy(rb, tmp.data(), row);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resampling.
+
+bool mixes_pixels(Mode mode) {
+  return mode == Mode::kLinear || mode == Mode::kCubic || mode == Mode::kArea;
+}
+
+bool premultiplies(int channels, const ResampleSpec& spec) {
+  return spec.premultiply_alpha && (channels == 2 || channels == 4) && mixes_pixels(spec.mode);
+}
+
+bool is_integer(DType dtype) { return dtype == DType::kUInt8 || dtype == DType::kUInt16; }
+
+bool plan_resample(int in_w, int in_h, int c, int out_w, int out_h, DType dtype,
+                   const ResampleSpec& spec, Plan* plan, std::string* error) {
+  OpDesc op;
+  op.mode = spec.mode;
+  op.direction = Direction::kForward;
+  op.align_corners = spec.align_corners;
+  op.antialias = spec.antialias;
+  op.spatial_rank = 2;
+  // Area mode takes its ratio from the sizes (F.interpolate does not pass scale_factor to
+  // adaptive average pooling).
+  if (spec.mode != Mode::kArea) op.scales = {spec.scale_y, spec.scale_x, 0.0};
+  const TensorDesc src = TensorDesc::channels_last(dtype, {1, c, in_h, in_w});
+  const TensorDesc dst = TensorDesc::channels_last(dtype, {1, c, out_h, out_w});
+  if (const Status st = make_plan(op, src, dst, plan); !st.ok()) {
+    *error = st.message;
+    return false;
+  }
   return true;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Tensor storage of one sample.
-
-void store_value(DType dtype, double v, uint8_t* p) { store_element(dtype, p, v); }
-
-double load_value(DType dtype, const uint8_t* p) { return load_element(dtype, p); }
+// Runs `plan` with `workspace` (grown to the plan's size when smaller).
+bool run_plan(const Plan& plan, const void* src, void* dst, int threads, SampleBuffer* workspace,
+              std::string* error) {
+  if (workspace->size() < plan.workspace_bytes()) {
+    SampleBuffer fresh(plan.workspace_bytes());
+    workspace->swap(fresh);
+  }
+  ExecContext ctx;
+  ctx.num_threads = threads;
+  const Status st = execute(plan, src, dst, workspace->data(), workspace->size(), ctx);
+  if (!st.ok()) *error = st.message;
+  return st.ok();
+}
 
 // Round half to even and saturate to [0, max]; NaN -> 0.
 int round_saturate(double v, int max) {
@@ -202,11 +179,197 @@ int round_saturate(double v, int max) {
   return static_cast<int>(std::nearbyint(v));
 }
 
-bool is_nearest(Mode mode) { return mode == Mode::kNearest || mode == Mode::kNearestExact; }
+// The samples of `in` converted to `dtype` (premultiplied by alpha / max when `premultiply`),
+// resampled by `plan`, and converted back to integer samples in `out` (divided by the resampled
+// alpha when `premultiply`). This is the path of the float tensor dtypes, and of premultiplied
+// alpha until the library resamples premultiplied integer samples itself.
+bool resample_through_float(const Image& in, const Plan& plan, DType dtype, bool premultiply,
+                            int threads, SampleBuffer* workspace, Image* out, std::string* error) {
+  const int c = in.channels;
+  const size_t esize = dtype_size(dtype);
+  const int max = in.max_value();
+  SampleBuffer src_buf(in.samples() * esize), dst_buf(out->samples() * esize);
+  const size_t in_pixels = static_cast<size_t>(in.width) * in.height;
+  for (size_t p = 0; p < in_pixels; ++p) {
+    const double alpha = premultiply ? in.sample(p * c + c - 1) : 0.0;
+    for (int k = 0; k < c; ++k) {
+      const size_t i = p * c + k;
+      double v = in.sample(i);
+      if (premultiply && k < c - 1) v = v * alpha / max;
+      store_element(dtype, src_buf.data() + i * esize, v);
+    }
+  }
+  if (!run_plan(plan, src_buf.data(), dst_buf.data(), threads, workspace, error)) return false;
+  const size_t out_pixels = static_cast<size_t>(out->width) * out->height;
+  for (size_t p = 0; p < out_pixels; ++p) {
+    double alpha = 0.0;
+    int alpha_int = 0;
+    if (premultiply) {
+      alpha = load_element(dtype, dst_buf.data() + (p * c + c - 1) * esize);
+      alpha_int = round_saturate(alpha, max);
+    }
+    for (int k = 0; k < c; ++k) {
+      const size_t i = p * c + k;
+      const double v = load_element(dtype, dst_buf.data() + i * esize);
+      int s;
+      if (!premultiply || k == c - 1) {
+        s = round_saturate(v, max);
+      } else {
+        s = alpha_int == 0 ? 0 : round_saturate(v * max / alpha, max);
+      }
+      out->set_sample(i, s);
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+
+std::string quote_path(const std::string& path) { return "'" + path + "'"; }
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// Mappings start on a huge page and end on a 4 KiB page: the whole 2 MiB pieces get huge pages,
+// the tail small ones, so no memory is spent on rounding up.
+constexpr size_t kPage = 4096;
+size_t mapping_length(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+// Large buffers freed recently, kept mapped (and their pages faulted in) for the next file of a
+// folder run, and the length of every large buffer handed out.
+struct BufferCache {
+  static constexpr size_t kMaxBytes = size_t{256} << 20;
+  static constexpr size_t kMaxBlocks = 16;
+  std::mutex mutex;
+  std::vector<std::pair<void*, size_t>> free_blocks;  // oldest first
+  std::unordered_map<void*, size_t> live;
+  size_t free_bytes = 0;
+};
+
+BufferCache& buffer_cache() {
+  static BufferCache* cache = new BufferCache;  // never destroyed: used until exit
+  return *cache;
+}
+
+void* map_huge(size_t length) {
+  // Map one huge page more than needed, and unmap the unaligned head and the tail.
+  void* p = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) ::munmap(p, aligned - start);
+  const uintptr_t end = start + length + kHugePage;
+  if (end > aligned + length) {
+    ::munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
+  }
+  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
+}  // namespace
+
+void* allocate_buffer(size_t bytes) {
+  if (bytes < kLargeBuffer) return ::operator new(std::max<size_t>(bytes, 1));
+  const size_t length = mapping_length(bytes);
+  BufferCache& cache = buffer_cache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    // The smallest cached block that fits without wasting more than half of it.
+    size_t best = cache.free_blocks.size();
+    for (size_t i = 0; i < cache.free_blocks.size(); ++i) {
+      const size_t have = cache.free_blocks[i].second;
+      if (have >= length && have <= 2 * length &&
+          (best == cache.free_blocks.size() || have < cache.free_blocks[best].second)) {
+        best = i;
+      }
+    }
+    if (best < cache.free_blocks.size()) {
+      const auto [p, have] = cache.free_blocks[best];
+      cache.free_blocks.erase(cache.free_blocks.begin() + static_cast<std::ptrdiff_t>(best));
+      cache.free_bytes -= have;
+      cache.live[p] = have;
+      return p;
+    }
+  }
+  void* p = map_huge(length);
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.live[p] = length;
+  return p;
+}
+
+void free_buffer(void* p, size_t bytes) {
+  if (p == nullptr) return;
+  if (bytes < kLargeBuffer) {
+    ::operator delete(p);
+    return;
+  }
+  BufferCache& cache = buffer_cache();
+  std::vector<std::pair<void*, size_t>> evicted;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.live.find(p);
+    const size_t length = it != cache.live.end() ? it->second : mapping_length(bytes);
+    if (it != cache.live.end()) cache.live.erase(it);
+    cache.free_blocks.emplace_back(p, length);
+    cache.free_bytes += length;
+    while (cache.free_bytes > BufferCache::kMaxBytes ||
+           cache.free_blocks.size() > BufferCache::kMaxBlocks) {
+      evicted.push_back(cache.free_blocks.front());
+      cache.free_bytes -= cache.free_blocks.front().second;
+      cache.free_blocks.erase(cache.free_blocks.begin());
+    }
+  }
+  for (const auto& [q, length] : evicted) ::munmap(q, length);
+}
+
+void prefault_buffer(void* p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (p != nullptr && bytes >= kLargeBuffer)
+    ::madvise(p, mapping_length(bytes), MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+int exif_orientation(const uint8_t* data, size_t size) {
+  if (size >= 6 && std::memcmp(data, "Exif\0\0", 6) == 0) {
+    data += 6;
+    size -= 6;
+  }
+  if (size < 8) return 1;
+  const bool little = data[0] == 'I' && data[1] == 'I';
+  if (!little && !(data[0] == 'M' && data[1] == 'M')) return 1;
+  const auto u16 = [&](size_t at) -> uint32_t {
+    return little ? data[at] | (data[at + 1] << 8) : (data[at] << 8) | data[at + 1];
+  };
+  const auto u32 = [&](size_t at) -> uint32_t {
+    return little ? u16(at) | (u16(at + 2) << 16) : (u16(at) << 16) | u16(at + 2);
+  };
+  if (u16(2) != 42) return 1;
+  const size_t ifd = u32(4);
+  if (ifd > size || size - ifd < 2) return 1;
+  const size_t count = u16(ifd);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t entry = ifd + 2 + 12 * i;
+    if (entry + 12 > size) break;
+    if (u16(entry) == 0x0112 && u16(entry + 2) == 3 /* SHORT */ && u32(entry + 4) >= 1) {
+      const uint32_t v = u16(entry + 8);
+      return v >= 1 && v <= 8 ? static_cast<int>(v) : 1;
+    }
+  }
+  return 1;
+}
+
+bool icc_fits(const std::vector<uint8_t>& icc, int channels) {
+  if (icc.size() < 128) return false;
+  const char* space = reinterpret_cast<const char*>(icc.data() + 16);
+  return channels <= 2 ? std::memcmp(space, "GRAY", 4) == 0 : std::memcmp(space, "RGB ", 4) == 0;
+}
 
 int Image::sample(size_t i) const {
   if (bits == 16) {
@@ -228,102 +391,193 @@ void Image::set_sample(size_t i, int value) {
 
 Image Image::blank(int width, int height, int channels, int bits) {
   Image image;
-  image.width = width;
-  image.height = height;
-  image.channels = channels;
-  image.bits = bits;
-  image.data.assign(image.samples() * (bits == 16 ? 2 : 1), 0);
+  image.allocate(width, height, channels, bits);
+  std::fill(image.data.begin(), image.data.end(), 0);
   return image;
+}
+
+void Image::allocate(int w, int h, int c, int b) {
+  width = w;
+  height = h;
+  channels = c;
+  bits = b;
+  if (data.size() != bytes()) {
+    SampleBuffer fresh(bytes());
+    data.swap(fresh);
+  }
 }
 
 const char* channels_name(int channels) {
   switch (channels) {
-    case 1: return "gray";
-    case 2: return "gray + alpha";
-    case 3: return "RGB";
-    case 4: return "RGBA";
-    default: return "?";
+    case 1:
+      return "gray";
+    case 2:
+      return "gray + alpha";
+    case 3:
+      return "RGB";
+    case 4:
+      return "RGBA";
+    default:
+      return "?";
   }
 }
 
 std::optional<ImageFormat> format_from_path(const std::string& path) {
-  const size_t dot = path.rfind('.');
-  const size_t slash = path.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
-  const std::string ext = lower(path.substr(dot + 1));
-  if (ext == "png") return ImageFormat::kPng;
-  if (ext == "jpg" || ext == "jpeg") return ImageFormat::kJpeg;
-  if (ext == "bmp") return ImageFormat::kBmp;
-  if (ext == "tga") return ImageFormat::kTga;
+  return format_from_name(extension_of(path));
+}
+
+namespace {
+
+// Per format, in ImageFormat's order: its name, its usual extension and another one.
+struct FormatNames {
+  ImageFormat format;
+  const char* name;
+  const char* extension;
+  const char* alias;
+};
+constexpr FormatNames kFormats[] = {{ImageFormat::kPng, "PNG", "png", "png"},
+                                    {ImageFormat::kJpeg, "JPEG", "jpg", "jpeg"},
+                                    {ImageFormat::kWebp, "WebP", "webp", "webp"},
+                                    {ImageFormat::kTiff, "TIFF", "tif", "tiff"}};
+
+}  // namespace
+
+std::optional<ImageFormat> format_from_name(const std::string& name) {
+  const std::string ext = lower(name);
+  for (const FormatNames& f : kFormats) {
+    if (ext == f.extension || ext == f.alias) return f.format;
+  }
   return {};
 }
 
-const char* format_name(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::kPng: return "PNG";
-    case ImageFormat::kJpeg: return "JPEG";
-    case ImageFormat::kBmp: return "BMP";
-    case ImageFormat::kTga: return "TGA";
-  }
-  return "?";
+const char* format_name(ImageFormat format) { return kFormats[static_cast<int>(format)].name; }
+
+const char* format_extension(ImageFormat format) {
+  return kFormats[static_cast<int>(format)].extension;
 }
 
-bool read_image(const std::string& path, Image* image, std::string* error) {
+void ImageSource::reduced_size(int reduce, int* width, int* height) const {
+  (void)reduce;
+  *width = header_.width;
+  *height = header_.height;
+}
+
+std::unique_ptr<ImageSource> open_image(const std::string& path, std::string* error) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    *error = "cannot open " + quoted(path) + ": " + std::strerror(errno);
-    return false;
+    *error = "cannot open " + quote_path(path) + ": " + std::strerror(errno);
+    return nullptr;
   }
   if (S_ISDIR(st.st_mode)) {
-    *error = "cannot read " + quoted(path) + ": it is a directory";
-    return false;
+    *error = "cannot read " + quote_path(path) + ": it is a directory";
+    return nullptr;
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    *error = "cannot open " + quoted(path) + ": " + std::strerror(errno);
-    return false;
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    *error = "cannot open " + quote_path(path) + ": " + std::strerror(errno);
+    return nullptr;
   }
-  unsigned char head[8] = {};
-  const size_t head_n = std::fread(head, 1, sizeof head, file.get());
-  std::rewind(file.get());
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> owned(file, &std::fclose);
+  unsigned char head[16] = {};
+  const size_t head_n = std::fread(head, 1, sizeof head, file);
   if (head_n == 0) {
-    *error = quoted(path) + " is empty, not an image";
-    return false;
+    *error = quote_path(path) + " is empty, not an image";
+    return nullptr;
   }
-  const std::string sniffed = sniff_format(head, head_n);
+  std::rewind(file);
+  const size_t size = static_cast<size_t>(st.st_size);
+  SampleBuffer bytes;
+  switch (sniff(head, head_n)) {
+    case Sniffed::kPng:
+      return open_png(path, owned.release(), error);
+    case Sniffed::kJpeg:
+      if (!read_all(file, size, &bytes)) break;
+      return open_jpeg(path, std::move(bytes), error);
+    case Sniffed::kWebp:
+      if (!read_all(file, size, &bytes)) break;
+      return open_webp(path, std::move(bytes), error);
+    case Sniffed::kTiff:
+      owned.reset();
+      return open_tiff(path, error);
+    case Sniffed::kBmp:
+    case Sniffed::kGif:
+      *error = quote_path(path) + " is a " +
+               (sniff(head, head_n) == Sniffed::kBmp ? "BMP" : "GIF") +
+               " image: upsample reads PNG, JPEG, WebP and TIFF";
+      return nullptr;
+    case Sniffed::kUnknown:
+      *error = quote_path(path) + " is not a PNG, JPEG, WebP or TIFF image";
+      return nullptr;
+  }
+  *error = "cannot read " + quote_path(path) + ": " +
+           (std::ferror(file) ? std::strerror(errno) : "the file changed while being read");
+  return nullptr;
+}
 
-  int w = 0, h = 0, c = 0;
-  const bool sixteen = stbi_is_16_bit_from_file(file.get()) != 0;
-  void* pixels = sixteen ? static_cast<void*>(stbi_load_from_file_16(file.get(), &w, &h, &c, 0))
-                         : static_cast<void*>(stbi_load_from_file(file.get(), &w, &h, &c, 0));
-  if (pixels == nullptr) {
-    const std::string reason = stbi_failure_reason() ? stbi_failure_reason() : "unknown error";
-    if (sniffed.empty() && reason == "unknown image type") {
-      *error = quoted(path) + " is not a PNG, JPEG, BMP or TGA image";
-    } else {
-      *error = "cannot decode " + quoted(path) + (sniffed.empty() ? "" : " (" + sniffed + ")") +
-               ": " + explain(reason);
-    }
-    return false;
+void oriented_size(int width, int height, int orientation, int* out_width, int* out_height) {
+  const bool swap = orientation >= 5 && orientation <= 8;
+  *out_width = swap ? height : width;
+  *out_height = swap ? width : height;
+}
+
+void apply_orientation(Image* image, int orientation) {
+  switch (orientation) {
+    case 2:
+      mirror_rows(image);
+      return;
+    case 3:
+      mirror_rows(image);
+      flip_rows(image);
+      return;
+    case 4:
+      flip_rows(image);
+      return;
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      break;
+    default:
+      return;
   }
-  image->width = w;
-  image->height = h;
-  image->channels = c;
-  image->bits = sixteen ? 16 : 8;
-  const size_t bytes = image->samples() * (sixteen ? 2 : 1);
-  image->data.assign(static_cast<const uint8_t*>(pixels),
-                     static_cast<const uint8_t*>(pixels) + bytes);
-  stbi_image_free(pixels);
-  if (c < 1 || c > 4) {
-    *error = "cannot decode " + quoted(path) + ": " + std::to_string(c) + " channels";
-    return false;
+  Image turned;
+  turned.allocate(image->height, image->width, image->channels, image->bits);
+  switch (image->bytes() / (static_cast<size_t>(image->width) * image->height)) {
+    case 1:
+      transpose_pixels<1>(*image, &turned, orientation);
+      break;
+    case 2:
+      transpose_pixels<2>(*image, &turned, orientation);
+      break;
+    case 3:
+      transpose_pixels<3>(*image, &turned, orientation);
+      break;
+    case 4:
+      transpose_pixels<4>(*image, &turned, orientation);
+      break;
+    case 6:
+      transpose_pixels<6>(*image, &turned, orientation);
+      break;
+    default:
+      transpose_pixels<8>(*image, &turned, orientation);
+      break;
   }
+  turned.icc = std::move(image->icc);
+  *image = std::move(turned);
+}
+
+bool read_image(const std::string& path, const ReadOptions& options, Image* image,
+                std::string* error) {
+  std::unique_ptr<ImageSource> source = open_image(path, error);
+  if (!source) return false;
+  const int reduce = source->can_reduce() ? options.reduce : 1;
+  if (!source->decode(reduce, image, error)) return false;
+  if (options.autorotate) apply_orientation(image, source->header().orientation);
   return true;
 }
 
 std::string write_limitation(ImageFormat format, int channels, int bits) {
-  if (bits == 16 && format != ImageFormat::kPng) {
+  if (bits == 16 && format != ImageFormat::kPng && format != ImageFormat::kTiff) {
     return std::string(format_name(format)) +
            " stores 8-bit samples only and the image has 16-bit samples";
   }
@@ -333,82 +587,57 @@ std::string write_limitation(ImageFormat format, int channels, int bits) {
   return "";
 }
 
-bool write_image(const std::string& path, const Image& image, int jpeg_quality,
+bool write_image(const std::string& path, const Image& image, const WriteOptions& options,
                  std::string* error) {
-  const std::optional<ImageFormat> format = format_from_path(path);
+  const std::optional<ImageFormat> format =
+      options.format ? options.format : format_from_path(path);
   if (!format) {
-    *error = "cannot write " + quoted(path) +
-             ": unknown image format (expected .png, .jpg, .jpeg, .bmp or .tga)";
+    *error = "cannot write " + quote_path(path) +
+             ": unknown image format (expected .png, .jpg, .jpeg, .webp, .tif or .tiff)";
     return false;
   }
-  if (const std::string why = write_limitation(*format, image.channels, image.bits);
-      !why.empty()) {
-    *error = "cannot write " + quoted(path) + ": " + why;
+  if (const std::string why = write_limitation(*format, image.channels, image.bits); !why.empty()) {
+    *error = "cannot write " + quote_path(path) + ": " + why;
     return false;
   }
   if (image.width <= 0 || image.height <= 0 || image.channels < 1 || image.channels > 4) {
-    *error = "cannot write " + quoted(path) + ": empty image";
+    *error = "cannot write " + quote_path(path) + ": empty image";
     return false;
   }
-  // The encoders count bytes in int: keep well inside it.
-  const double bytes = static_cast<double>(image.samples()) * (image.bits == 16 ? 2 : 1) +
-                       static_cast<double>(image.height) * 8;
-  if (bytes > 2.0e9) {
-    *error = "cannot write " + quoted(path) + ": " + std::to_string(image.width) + "x" +
-             std::to_string(image.height) + " is too large for the " +
-             format_name(*format) + " encoder (at most 2 GB of samples)";
+  if (*format == ImageFormat::kWebp && (image.width > 16383 || image.height > 16383)) {
+    *error = "cannot write " + quote_path(path) +
+             ": WebP images are at most 16383 pixels a side, " + "this one is " +
+             std::to_string(image.width) + "x" + std::to_string(image.height);
     return false;
   }
-  // stb's BMP writer drops the alpha of gray + alpha: widen it to RGBA, which it keeps.
-  const Image* source = &image;
-  Image widened;
-  if (*format == ImageFormat::kBmp && image.channels == 2) {
-    widened = Image::blank(image.width, image.height, 4);
-    const size_t pixels = static_cast<size_t>(image.width) * image.height;
-    for (size_t p = 0; p < pixels; ++p) {
-      for (int k = 0; k < 3; ++k) widened.data[4 * p + k] = image.data[2 * p];
-      widened.data[4 * p + 3] = image.data[2 * p + 1];
-    }
-    source = &widened;
-  }
+  const std::vector<uint8_t> none;
+  const std::vector<uint8_t>& icc = icc_fits(image.icc, image.channels) ? image.icc : none;
 
-  Sink sink;
-  sink.file = std::fopen(path.c_str(), "wb");
-  if (sink.file == nullptr) {
-    *error = "cannot write " + quoted(path) + ": " + std::strerror(errno);
-    return false;
-  }
-  const int w = source->width, h = source->height, c = source->channels;
-  const void* data = source->data.data();
-  int ok = 0;
+  TempFile temp;
+  if (!temp.create(path, error)) return false;
+  std::string why;
+  bool ok = false;
   switch (*format) {
     case ImageFormat::kPng:
-      if (source->bits == 16) {
-        std::vector<unsigned char> png;
-        ok = encode_png16(*source, &png);
-        if (ok) sink_write(&sink, png.data(), static_cast<int>(png.size()));
-      } else {
-        ok = stbi_write_png_to_func(sink_write, &sink, w, h, c, data, w * c);
-      }
+      ok = encode_png(image, icc, options.png_level, temp.file(), &why);
       break;
     case ImageFormat::kJpeg:
-      ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, data,
-                                  std::clamp(jpeg_quality, 1, 100));
+      ok =
+          encode_jpeg(image, icc, options.quality.value_or(kDefaultJpegQuality), temp.file(), &why);
       break;
-    case ImageFormat::kBmp: ok = stbi_write_bmp_to_func(sink_write, &sink, w, h, c, data); break;
-    case ImageFormat::kTga: ok = stbi_write_tga_to_func(sink_write, &sink, w, h, c, data); break;
+    case ImageFormat::kWebp:
+      ok = encode_webp(image, icc, options.quality.value_or(kDefaultWebpQuality),
+                       options.webp_lossless, temp.file(), &why);
+      break;
+    case ImageFormat::kTiff:
+      ok = encode_tiff(image, icc, options.png_level, temp.file(), &why);
+      break;
   }
-  if (std::fclose(sink.file) != 0 && !sink.failed) {
-    sink.failed = true;
-    sink.error = errno;
+  if (!ok) {
+    *error = "cannot write " + quote_path(path) + ": " + why;
+    return false;  // ~TempFile removes the temporary file
   }
-  if (!ok || sink.failed) {
-    std::remove(path.c_str());
-    *error = "cannot write " + quoted(path) + ": " +
-             (sink.failed ? std::strerror(sink.error) : "the encoder failed (out of memory?)");
-    return false;
-  }
-  return true;
+  return temp.commit(error);
 }
 
 Image convert_depth(const Image& image, int bits) {
@@ -419,107 +648,89 @@ Image convert_depth(const Image& image, int bits) {
     // 16 -> 8: round(v / 257), ties (never exact: 257 is odd) cannot occur.
     out.set_sample(i, bits == 8 ? (v + 128) / 257 : v * 257);
   }
+  out.icc = image.icc;
   return out;
 }
 
-std::string resample_limitation(const Image& image, const ResampleSpec& spec) {
-  const bool nearest = is_nearest(spec.mode);
-  if (nearest && spec.align_corners) {
+std::string resample_limitation(int channels, int bits, const ResampleSpec& spec) {
+  const bool nearest = !mixes_pixels(spec.mode);
+  if ((nearest || spec.mode == Mode::kArea) && spec.align_corners) {
     return std::string("align_corners is only defined for bilinear and bicubic, not for ") +
            mode_name(spec.mode);
   }
-  if (nearest && spec.antialias) {
+  if ((nearest || spec.mode == Mode::kArea) && spec.antialias) {
     return std::string("antialias is only defined for bilinear and bicubic, not for ") +
            mode_name(spec.mode);
   }
-  if (spec.dtype == DType::kUInt8 && !nearest) {
-    return "dtype uint8 is for the nearest modes (a bit-exact copy of samples); bilinear and "
-           "bicubic need a float dtype";
+  if (!spec.dtype) return "";
+  const DType dtype = *spec.dtype;
+  if (dtype == DType::kUInt8 && bits == 16) {
+    return "dtype uint8 cannot hold the 16-bit samples of this image (uint16 is their type)";
   }
-  if (spec.dtype == DType::kUInt8 && image.bits == 16) {
-    return "dtype uint8 cannot hold the 16-bit samples of this image";
+  if (dtype == DType::kUInt16 && bits == 8) {
+    return "dtype uint16 is the type of 16-bit samples and this image has 8-bit samples (uint8 "
+           "is their type)";
   }
-  if (spec.dtype == DType::kFloat16 && image.bits == 16) {
+  if (is_integer(dtype) && premultiplies(channels, spec)) {
+    return std::string("dtype ") + dtype_name(dtype) +
+           " resamples every channel on its own, and this image has alpha, which is resampled "
+           "premultiplied through float32 by default; pass --straight-alpha to resample it in " +
+           dtype_name(dtype);
+  }
+  if (dtype == DType::kFloat16 && bits == 16) {
     return "dtype float16 cannot hold 16-bit samples (its largest value is 65504); use "
            "float32, bfloat16 or float64";
   }
   return "";
 }
 
+DType resample_dtype(int channels, int bits, const ResampleSpec& spec) {
+  if (spec.dtype) return *spec.dtype;
+  if (premultiplies(channels, spec)) return DType::kFloat32;
+  return bits == 16 ? DType::kUInt16 : DType::kUInt8;
+}
+
+bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, int out_width,
+                           int out_height, const ResampleSpec& spec, size_t* workspace_bytes,
+                           size_t* float_bytes, std::string* error) {
+  const DType dtype = resample_dtype(channels, bits, spec);
+  Plan plan;
+  if (!plan_resample(in_width, in_height, channels, out_width, out_height, dtype, spec, &plan,
+                     error)) {
+    return false;
+  }
+  *workspace_bytes = plan.workspace_bytes();
+  *float_bytes = 0;
+  if (!is_integer(dtype)) {
+    const size_t samples =
+        (static_cast<size_t>(in_width) * in_height + static_cast<size_t>(out_width) * out_height) *
+        channels;
+    *float_bytes = samples * dtype_size(dtype);
+  }
+  return true;
+}
+
 bool resample_image(const Image& in, int out_width, int out_height, const ResampleSpec& spec,
-                    Image* out, std::string* error) {
-  if (const std::string why = resample_limitation(in, spec); !why.empty()) {
+                    Image* out, std::string* error, SampleBuffer* workspace) {
+  if (const std::string why = resample_limitation(in.channels, in.bits, spec); !why.empty()) {
     *error = why;
     return false;
   }
-  OpDesc op;
-  op.mode = spec.mode;
-  op.direction = Direction::kForward;
-  op.align_corners = spec.align_corners;
-  op.antialias = spec.antialias;
-  op.spatial_rank = 2;
-  op.scales = {spec.scale_y, spec.scale_x, 0.0};
-  const int c = in.channels;
-  const TensorDesc src = TensorDesc::channels_last(spec.dtype, {1, c, in.height, in.width});
-  const TensorDesc dst = TensorDesc::channels_last(spec.dtype, {1, c, out_height, out_width});
+  const DType dtype = resample_dtype(in.channels, in.bits, spec);
   Plan plan;
-  if (const Status st = make_plan(op, src, dst, &plan); !st.ok()) {
-    *error = st.message;
+  if (!plan_resample(in.width, in.height, in.channels, out_width, out_height, dtype, spec, &plan,
+                     error)) {
     return false;
   }
-  *out = Image::blank(out_width, out_height, c, in.bits);
-  std::vector<std::byte> workspace(plan.workspace_bytes());
-  ExecContext ctx;
-  ctx.num_threads = spec.threads;
-
-  if (spec.dtype == DType::kUInt8) {  // nearest: the library copies the samples
-    const Status st = execute(plan, in.data.data(), out->data.data(), workspace.data(),
-                              workspace.size(), ctx);
-    if (!st.ok()) *error = st.message;
-    return st.ok();
+  SampleBuffer own_workspace;
+  if (workspace == nullptr) workspace = &own_workspace;
+  out->allocate(out_width, out_height, in.channels, in.bits);
+  out->icc = in.icc;
+  if (is_integer(dtype)) {  // the library reads and writes the samples themselves
+    return run_plan(plan, in.data.data(), out->data.data(), spec.threads, workspace, error);
   }
-
-  const size_t esize = dtype_size(spec.dtype);
-  const int max = in.max_value();
-  const bool premultiply = spec.premultiply_alpha && in.has_alpha() && !is_nearest(spec.mode);
-  std::vector<uint8_t> src_buf(in.samples() * esize), dst_buf(out->samples() * esize);
-  const size_t in_pixels = static_cast<size_t>(in.width) * in.height;
-  for (size_t p = 0; p < in_pixels; ++p) {
-    const double alpha = premultiply ? in.sample(p * c + c - 1) : 0.0;
-    for (int k = 0; k < c; ++k) {
-      const size_t i = p * c + k;
-      double v = in.sample(i);
-      if (premultiply && k < c - 1) v = v * alpha / max;
-      store_value(spec.dtype, v, src_buf.data() + i * esize);
-    }
-  }
-  if (const Status st = execute(plan, src_buf.data(), dst_buf.data(), workspace.data(),
-                                workspace.size(), ctx);
-      !st.ok()) {
-    *error = st.message;
-    return false;
-  }
-  const size_t out_pixels = static_cast<size_t>(out_width) * out_height;
-  for (size_t p = 0; p < out_pixels; ++p) {
-    double alpha = 0.0;
-    int alpha_int = 0;
-    if (premultiply) {
-      alpha = load_value(spec.dtype, dst_buf.data() + (p * c + c - 1) * esize);
-      alpha_int = round_saturate(alpha, max);
-    }
-    for (int k = 0; k < c; ++k) {
-      const size_t i = p * c + k;
-      const double v = load_value(spec.dtype, dst_buf.data() + i * esize);
-      int s;
-      if (!premultiply || k == c - 1) {
-        s = round_saturate(v, max);
-      } else {
-        s = alpha_int == 0 ? 0 : round_saturate(v * max / alpha, max);
-      }
-      out->set_sample(i, s);
-    }
-  }
-  return true;
+  return resample_through_float(in, plan, dtype, premultiplies(in.channels, spec), spec.threads,
+                                workspace, out, error);
 }
 
 }  // namespace upsample::cli

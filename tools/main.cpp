@@ -20,7 +20,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"resize", "resample an image file (PNG, JPEG, BMP, TGA) with any mode",
+    {"resize", "resample image files or folders (PNG, JPEG, WebP, TIFF) with any mode",
      upsample::cli::run_resize},
     {"bench", "time the standard workloads or custom shapes against a memory floor",
      upsample::cli::run_bench},

@@ -2,12 +2,13 @@
 """The `upsample` subcommands resize, bench and demo (and `check --json`, briefly):
 
 - resize: generated PNG (gray, RGB, RGBA, 16-bit) and JPEG files in every mode, with and
-  without antialias / align_corners, sizes and scales, every dtype: the output size, and every
-  pixel against the library called directly (the aclnn entry points through ctypes, on the same
-  samples, rounded half to even and saturated as the tool documents); premultiplied alpha;
-  BMP / TGA / JPEG writing; error paths (missing file, corrupt image, not an image, zero size,
-  unknown mode, undefined combinations, unwritable output) with their exit status (1 runtime,
-  2 usage) and a one-line message naming what and why;
+  without antialias / align_corners, sizes and scales, every dtype (the default uint8 / uint16
+  storage included): the output size, and every pixel against the library called directly (the
+  aclnn entry points through ctypes, on the same samples, rounded half to even and saturated as
+  the tool documents); premultiplied alpha; JPEG / WebP / TIFF writing; error paths (missing
+  file, corrupt image, not an image, a BMP, zero size, unknown mode, undefined combinations,
+  unwritable output) with their exit status (1 runtime, 2 usage) and a one-line message naming
+  what and why (the codecs, orientation, ICC profiles and folders: test_cli_images.py);
 - check --json: parsed, rows and summary asserted;
 - bench: a tiny custom shape in JSON and text (both floor variants), a standard workload, the
   aclnn call-cost rows, usage errors, the progress line on a terminal (pty) and none otherwise;
@@ -15,9 +16,9 @@
 - demo: exit 0, the contact sheet is a readable PNG of the documented size, every result file
   is there, the check and bench summaries are printed.
 
-Images are written and read with a minimal zlib-based PNG codec below (PIL is not needed;
-when it is installed it cross-checks the JPEG files). JPEG inputs are made by the tool itself
-and decoded back to PNG by it (nearest, same size, uint8: a bit-exact copy).
+Images are written and read with a minimal zlib-based PNG codec below (PIL, Debian's
+python3-pil, cross-checks the JPEG files). JPEG inputs are made by the tool itself and decoded
+back to PNG by it (nearest, same size, uint8: a bit-exact copy).
 
 Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_tools.py
 Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
@@ -341,14 +342,15 @@ def check_resize_dtypes():
             if got is not None:
                 compare(label, got, expected_image(src, 29, 11, mode, "--antialias" in flags,
                                                    acl_dtype=acl_dtype))
-    # uint8 nearest: a bit-exact copy, the same pixels as through float32.
-    for mode in ["nearest", "nearest-exact"]:
+    # uint8 (the default storage of 8-bit samples) in every mode: the float32 result rounded
+    # once, so the same pixels as --dtype float32 and as the library in float32.
+    for mode in ["nearest", "nearest-exact", "bilinear", "bicubic"]:
         a = resize_ok("resize --dtype uint8 " + mode, tmp("rgb2.png"), tmp("u8.png"), "--size",
                       "37x8", "--mode", mode, "--dtype", "uint8")
         b = resize_ok("resize --dtype float32 " + mode, tmp("rgb2.png"), tmp("f32.png"),
-                      "--size", "37x8", "--mode", mode)
+                      "--size", "37x8", "--mode", mode, "--dtype", "float32")
         if a is not None and b is not None:
-            compare("resize %s: uint8 == float32 path" % mode, a, b)
+            compare("resize %s: uint8 == float32" % mode, a, b)
             compare("resize %s uint8 vs library" % mode, a, expected_image(src, 8, 37, mode))
     # Identity: same size nearest in uint8 copies the file's pixels.
     got = resize_ok("resize identity uint8", tmp("rgb2.png"), tmp("id.png"), "--scale", "1",
@@ -419,7 +421,8 @@ def check_resize_16bit():
         if got8 is not None:
             compare("resize 16-bit --bits 8 is round(v16 / 257)", got8,
                     np.floor((want + 128) / 257))
-    for dtype, acl_dtype in [("bfloat16", aclnn.ACL_BF16), ("float64", aclnn.ACL_DOUBLE)]:
+    for dtype, acl_dtype in [("bfloat16", aclnn.ACL_BF16), ("float64", aclnn.ACL_DOUBLE),
+                             ("uint16", aclnn.ACL_FLOAT), ("float32", aclnn.ACL_FLOAT)]:
         got = resize_ok("resize 16-bit --dtype " + dtype, tmp("rgb16.png"), tmp("o.png"),
                         "--size", "6x20", "--mode", "bicubic", "--dtype", dtype)
         if got is not None:
@@ -473,28 +476,31 @@ def check_resize_formats():
                    "PIL reads our JPEG: %s %s" % (im.format, im.size))
     except ImportError:
         pass
-    # BMP and TGA: written and read back losslessly (RGB, RGBA, gray + alpha widened in BMP).
+    # Lossless formats: written and read back exactly (RGB, RGBA, gray + alpha; WebP widens
+    # gray to RGB).
     rgba = test_image(9, 11, 4, seed=9)
     png_write(tmp("a.png"), rgba)
     ga = test_image(9, 11, 2, seed=10)
     png_write(tmp("ga2.png"), ga)
-    for name, image, ext in [("f.png", src, "bmp"), ("f.png", src, "tga"), ("a.png", rgba, "bmp"),
-                             ("a.png", rgba, "tga"), ("ga2.png", ga, "tga")]:
+    for name, image, ext, flags in [("f.png", src, "tif", []), ("a.png", rgba, "tif", []),
+                                    ("ga2.png", ga, "tiff", []),
+                                    ("f.png", src, "webp", ["--webp-lossless"]),
+                                    ("a.png", rgba, "webp", ["--webp-lossless"])]:
         label = "%s -> .%s -> .png" % (name, ext)
         if resize_ok(label, tmp(name), tmp("x." + ext), "--scale", "1", "--mode", "nearest",
-                     "--dtype", "uint8") is None:
+                     *flags) is None:
             continue
         back = resize_ok(label + " back", tmp("x." + ext), tmp("back.png"), "--scale", "1",
-                         "--mode", "nearest", "--dtype", "uint8")
-        if back is not None:
-            compare(label + " is lossless", back, image)
-    if resize_ok("gray+alpha -> .bmp", tmp("ga2.png"), tmp("ga.bmp"), "--scale", "1", "--mode",
-                 "nearest") is not None:
-        back = resize_ok("gray+alpha .bmp back", tmp("ga.bmp"), tmp("back.png"), "--scale", "1",
                          "--mode", "nearest")
         if back is not None:
+            compare(label + " is lossless", back, image)
+    if resize_ok("gray+alpha -> .webp", tmp("ga2.png"), tmp("ga.webp"), "--scale", "1", "--mode",
+                 "nearest", "--webp-lossless") is not None:
+        back = resize_ok("gray+alpha .webp back", tmp("ga.webp"), tmp("back.png"), "--scale",
+                         "1", "--mode", "nearest")
+        if back is not None:
             want = np.concatenate([ga[:, :, :1]] * 3 + [ga[:, :, 1:]], axis=2)
-            compare("gray+alpha .bmp keeps alpha (as RGBA)", back, want)
+            compare("gray+alpha .webp keeps alpha (as RGBA)", back, want)
     # JPEG output of a resize, read back: size right, values close to the PNG result.
     got_png = resize_ok("resize -> PNG", tmp("f.png"), tmp("r.png"), "--size", "30x25", "--mode",
                         "bicubic")
@@ -542,7 +548,7 @@ def check_resize_errors():
                  out, *base, out_file=out)
     expect_error("truncated PNG", 1, ["truncated.png", "cannot decode"], tmp("truncated.png"),
                  out, *base, out_file=out)
-    expect_error("not an image", 1, ["text.png", "not a PNG, JPEG, BMP or TGA image"],
+    expect_error("not an image", 1, ["text.png", "not a PNG, JPEG, WebP or TIFF image"],
                  tmp("text.png"), out, *base, out_file=out)
     expect_error("empty file", 1, ["empty.png", "empty"], tmp("empty.png"), out, *base,
                  out_file=out)
@@ -569,8 +575,17 @@ def check_resize_errors():
                  "--mode", "nearest", "--antialias", out_file=out)
     expect_error("align-corners with nearest-exact", 2, ["--align-corners", "nearest-exact"], e,
                  out, "--size", "4x4", "--mode", "nearest-exact", "--align-corners", out_file=out)
-    expect_error("uint8 with bilinear", 2, ["uint8"], e, out, "--size", "4x4", "--mode",
-                 "bilinear", "--dtype", "uint8", out_file=out)
+    expect_error("uint16 on 8-bit samples", 2, ["uint16", "8-bit"], e, out, "--size", "4x4",
+                 "--mode", "bilinear", "--dtype", "uint16", out_file=out)
+    expect_error("uint8 with premultiplied alpha", 2, ["uint8", "alpha", "--straight-alpha"],
+                 tmp("ea.png"), out, "--size", "4x4", "--mode", "bilinear", "--dtype", "uint8",
+                 out_file=out)
+    with open(tmp("pic.bmp"), "wb") as f:  # a BMP header: named, not decoded
+        f.write(b"BM" + bytes(60))
+    expect_error("BMP input", 1, ["pic.bmp", "BMP", "PNG, JPEG, WebP and TIFF"], tmp("pic.bmp"),
+                 out, *base, out_file=out)
+    expect_error("BMP output", 2, ["x.bmp", ".webp"], e, tmp("x.bmp"), *base,
+                 out_file=tmp("x.bmp"))
     expect_error("unknown dtype", 2, ["unknown --dtype 'int7'"], e, out, "--size", "4x4",
                  "--mode", "bilinear", "--dtype", "int7", out_file=out)
     expect_error("unknown option", 2, ["unknown option '--frobnicate'"], e, out, *base,

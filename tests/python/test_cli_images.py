@@ -1,0 +1,744 @@
+#!/usr/bin/python3
+"""`upsample resize` with real image files: the codecs, orientation, ICC profiles, --fast, folders.
+
+- codec round trips: PNG and TIFF at 8 and 16 bits, WebP (lossless and lossy) and JPEG, in gray,
+  gray + alpha, RGB and RGBA as each format stores them; files written by Pillow read by the tool
+  and files written by the tool read by Pillow (and 16-bit files by the PNG codec of
+  test_cli_tools.py); JPEG decoding is the same libjpeg-turbo as Pillow's, so bit-exact;
+- EXIF orientations 1-8 in JPEG (APP1), PNG (eXIf), WebP (EXIF) and TIFF (the orientation tag):
+  the pixels after autorotation equal Pillow's ImageOps.exif_transpose, --size follows the
+  displayed size, --no-autorotate keeps the stored pixels;
+- ICC profiles carried from every format to every format, byte for byte, including a profile
+  that spans several JPEG APP2 segments;
+- decode errors: truncated and corrupt files of each format, a BMP, a GIF: exit 1, one line
+  naming the file and the reason, and no output file (an existing one is left as it was);
+- uint8 results: bit-exact against the library called directly (float32 through aclnn, rounded
+  half to even), JPEG inputs included; area mode against PyTorch; within 1 of Pillow for
+  bilinear and bicubic antialias (the distribution of the differences is printed; for bicubic,
+  the samples where Pillow's 8-bit intermediate image clips the overshoot of the first pass are
+  shown to be exactly that, with a two-pass run of the tool);
+- --fast: decoded at 1/2 (said by -v), PSNR against the exact result above a bound, identical
+  to the exact result when no reduction applies;
+- folders (-o): relative paths kept, --format, hidden and non-image files skipped, a corrupt file
+  among good ones (exit 1, every failure listed at the end, the good ones written and identical
+  to single-file runs, nothing half-written), --jobs and --memory-budget giving the same bytes,
+  output clashes refused; the progress bar on a pseudo-terminal (pty) and silence otherwise;
+  SIGINT in the middle of a run leaves whole files and no temporary one.
+
+Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_images.py
+Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
+      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
+      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+Last line: "N passed, N failed"; exit status 1 if any check failed.
+"""
+
+import io
+import os
+import pty
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from PIL import Image, ImageCms, ImageOps
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
+
+CLI = tools.CLI
+# --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
+# for 4000x3000 -> 1000x750; the bound leaves room for other content).
+FAST_PSNR_DB = 40.0
+report, run = tools.report, tools.run  # the shared harness: one pass/fail count
+TMP = None
+
+
+def info(text):
+    print("     " + text)
+    sys.stdout.flush()
+
+
+def tmp(*names):
+    return os.path.join(TMP, *names)
+
+
+def resize(label, src, dst, *args):
+    """Runs resize; reports a non-zero exit or any stderr; returns True on success."""
+    rc, out, err = run("resize", src, dst, *args)
+    return report(rc == 0 and err == "", "%s: exit %d, stderr %r" % (label, rc, err.strip()))
+
+
+def pil_array(path):
+    with Image.open(path) as im:
+        return np.asarray(im)
+
+
+def as_hwc(a):
+    a = np.asarray(a)
+    return a if a.ndim == 3 else a[:, :, None]
+
+
+def same(label, got, want):
+    got, want = as_hwc(got).astype(np.int64), as_hwc(want).astype(np.int64)
+    if got.shape != want.shape:
+        return report(False, "%s: shape %s, expected %s" % (label, got.shape, want.shape))
+    d = np.abs(got - want)
+    return report(d.max() == 0, "%s: %d samples differ (largest %d)" % (
+        label, int((d > 0).sum()), int(d.max())))
+
+
+def psnr(a, b):
+    mse = np.mean((np.asarray(a, np.float64) - np.asarray(b, np.float64)) ** 2)
+    return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def photo(h, w, seed=0):
+    """Photo-like RGB: a smooth colour field plus noise (the benchmark's recipe, smaller)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    img = np.empty((h, w, 3))
+    for k in range(3):
+        img[:, :, k] = (128 + 60 * np.sin(xx / (0.08 * w + 12 * k) + k) *
+                        np.cos(yy / (0.09 * h + 10 * k)) + 40 * np.sin((xx + yy) / (0.2 * w)))
+    img += rng.normal(0, 8, img.shape)
+    return np.clip(np.rint(img), 0, 255).astype(np.uint8)
+
+
+def blocks(h, w, c, seed):
+    """8x8 blocks of random colours: survives JPEG at high quality nearly unchanged."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 256, (h // 8, w // 8, c)).astype(np.uint8)
+    return np.kron(small, np.ones((8, 8, 1), np.uint8))
+
+
+PIL_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Codecs.
+
+
+def check_round_trips():
+    # Lossless: every channel count the format stores, 8-bit; PNG and TIFF also 16-bit.
+    for c in (1, 2, 3, 4):
+        src = tools.test_image(19, 23, c, seed=20 + c)
+        tools.png_write(tmp("rt.png"), src)
+        for ext, flags in [("png", []), ("tif", []), ("webp", ["--webp-lossless"])]:
+            label = "%s 8-bit %s: PNG -> tool -> %s" % (ext, PIL_MODES[c], ext)
+            if not resize(label, tmp("rt.png"), tmp("rt." + ext), "--scale", "1", "--mode",
+                          "nearest", *flags):
+                continue
+            got = pil_array(tmp("rt." + ext))
+            want = src
+            if ext == "webp" and c <= 2:  # WebP stores RGB(A): gray is widened
+                want = np.concatenate([src[:, :, :1]] * 3 + ([src[:, :, 1:]] if c == 2 else []),
+                                      axis=2)
+            same(label + ", read by Pillow", got, want)
+            # And back: the file read by the tool.
+            if resize(label + " -> PNG", tmp("rt." + ext), tmp("rt_back.png"), "--scale", "1",
+                      "--mode", "nearest"):
+                same(label + " -> tool -> PNG", tools.png_read(tmp("rt_back.png"))[0], want)
+    for c in (1, 2, 3, 4):
+        src = tools.test_image(13, 17, c, seed=30 + c, bits=16)
+        tools.png_write(tmp("rt16.png"), src)
+        for ext in ("png", "tif"):
+            label = "%s 16-bit %s" % (ext, PIL_MODES[c])
+            if not resize(label, tmp("rt16.png"), tmp("rt16." + ext), "--scale", "1", "--mode",
+                          "nearest"):
+                continue
+            if ext == "tif":
+                bps = tiff_tags(tmp("rt16.tif")).get(258)
+                report(bps == 16, "%s: the TIFF stores 16 bits per sample (%s)" % (label, bps))
+            if resize(label + " back", tmp("rt16." + ext), tmp("rt16_back.png"), "--scale", "1",
+                      "--mode", "nearest"):
+                got, bits = tools.png_read(tmp("rt16_back.png"))
+                report(bits == 16, "%s stays 16-bit through %s (bits %d)" % (label, ext, bits))
+                same(label + " round trip", got, src)
+    # Files written by Pillow, read by the tool: lossless ones exactly.
+    for c in (1, 2, 3, 4):
+        src = tools.test_image(21, 18, c, seed=40 + c)
+        im = Image.fromarray(src[:, :, 0] if c == 1 else src, PIL_MODES[c])
+        for ext in ("png", "tif"):
+            im.save(tmp("pil." + ext))
+            label = "Pillow %s %s read by the tool" % (ext, PIL_MODES[c])
+            if resize(label, tmp("pil." + ext), tmp("pil_back.png"), "--scale", "1", "--mode",
+                      "nearest"):
+                same(label, tools.png_read(tmp("pil_back.png"))[0], src)
+    for c in (3, 4):
+        src = tools.test_image(21, 18, c, seed=50 + c)
+        Image.fromarray(src, PIL_MODES[c]).save(tmp("pil.webp"), lossless=True)
+        if resize("Pillow lossless WebP %s" % PIL_MODES[c], tmp("pil.webp"), tmp("pw.png"),
+                  "--scale", "1", "--mode", "nearest"):
+            same("Pillow lossless WebP %s read by the tool" % PIL_MODES[c],
+                 tools.png_read(tmp("pw.png"))[0], src)
+    # Palette PNG and 1-bit TIFF: expanded to 8-bit samples.
+    pal = Image.fromarray(tools.test_image(16, 16, 3, seed=60)).quantize(colors=16)
+    pal.save(tmp("pal.png"))
+    if resize("palette PNG", tmp("pal.png"), tmp("pal_out.png"), "--scale", "1", "--mode",
+              "nearest"):
+        same("palette PNG expanded to RGB", tools.png_read(tmp("pal_out.png"))[0],
+             np.asarray(pal.convert("RGB")))
+    bilevel = Image.fromarray((tools.test_image(16, 24, 1, seed=61)[:, :, 0] > 128))
+    bilevel.save(tmp("bw.tif"))
+    if resize("1-bit TIFF", tmp("bw.tif"), tmp("bw_out.png"), "--scale", "1", "--mode",
+              "nearest"):
+        same("1-bit TIFF read as 8-bit gray", tools.png_read(tmp("bw_out.png"))[0],
+             np.asarray(bilevel.convert("L")))
+    # JPEG: the tool decodes Pillow's files exactly as Pillow does (both libjpeg-turbo).
+    for c, mode in ((1, "L"), (3, "RGB")):
+        src = photo(48, 64, seed=70 + c)
+        im = Image.fromarray(src[:, :, 0] if c == 1 else src).convert(mode)
+        for kwargs in ({"quality": 90}, {"quality": 75, "progressive": True}):
+            im.save(tmp("pil.jpg"), **kwargs)
+            label = "Pillow JPEG %s %s read by the tool" % (mode, kwargs)
+            if resize(label, tmp("pil.jpg"), tmp("pj.png"), "--scale", "1", "--mode", "nearest"):
+                same(label, tools.png_read(tmp("pj.png"))[0], pil_array(tmp("pil.jpg")))
+    # JPEG and lossy WebP written by the tool: Pillow reads them, close to the source, gray JPEG
+    # stays gray, quality orders the sizes.
+    src = photo(64, 96, seed=80)
+    tools.png_write(tmp("ph.png"), src)
+    for ext, flags, bound in [("jpg", ["--quality", "95"], 35), ("webp", ["--quality", "90"], 28)]:
+        if resize("RGB -> " + ext, tmp("ph.png"), tmp("ph." + ext), "--scale", "1", "--mode",
+                  "nearest", *flags):
+            got = pil_array(tmp("ph." + ext))
+            p = psnr(got, src)
+            report(got.shape == src.shape and p > bound, "tool %s read by Pillow: %s, PSNR "
+                   "%.1f dB > %d" % (ext, got.shape, p, bound))
+    sizes = {}
+    for q in (30, 95):
+        if resize("JPEG quality %d" % q, tmp("ph.png"), tmp("q%d.jpg" % q), "--scale", "1",
+                  "--mode", "nearest", "--quality", str(q)):
+            sizes[q] = os.path.getsize(tmp("q%d.jpg" % q))
+    report(len(sizes) == 2 and sizes[30] < sizes[95], "--quality 30 < 95 in bytes: %s" % sizes)
+    tools.png_write(tmp("g.png"), src[:, :, :1])
+    if resize("gray -> JPEG", tmp("g.png"), tmp("g.jpg"), "--scale", "1", "--mode", "nearest"):
+        with Image.open(tmp("g.jpg")) as im:
+            report(im.mode == "L", "a gray image is written as a gray JPEG (%s)" % im.mode)
+    # CMYK JPEG (Adobe, inverted): converted to RGB like Pillow's CMYK -> RGB.
+    cmyk = Image.fromarray(blocks(32, 48, 3, seed=81)).convert("CMYK")
+    cmyk.save(tmp("cmyk.jpg"), quality=95)
+    if resize("CMYK JPEG", tmp("cmyk.jpg"), tmp("cmyk.png"), "--scale", "1", "--mode",
+              "nearest"):
+        with Image.open(tmp("cmyk.jpg")) as im:
+            want = np.asarray(im.convert("RGB")).astype(int)
+        got = tools.png_read(tmp("cmyk.png"))[0].astype(int)
+        d = np.abs(got - want).max() if got.shape == want.shape else -1
+        report(0 <= d <= 1, "CMYK JPEG as RGB within 1 of Pillow's conversion (max %d)" % d)
+
+
+def png_idat(path):
+    """The concatenated IDAT data of a PNG file, and its chunk types in order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, idat, kinds = 8, b"", []
+    while pos < len(data):
+        n = int.from_bytes(data[pos:pos + 4], "big")
+        kinds.append(data[pos + 4:pos + 8])
+        if kinds[-1] == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    return idat, kinds
+
+
+def check_png_size_against_pillow():
+    """Default PNGs: the same compressed data as Pillow's default Image.save, in no more bytes."""
+    cases = [("photo", photo(300, 400, seed=90)),
+             ("gradient", np.stack(np.mgrid[0:240, 0:320], -1)[:, :, [1, 0, 0]]
+              .astype(np.uint8)),
+             ("rgba", np.concatenate([photo(200, 300, seed=91),
+                                      np.full((200, 300, 1), 200, np.uint8)], 2)),
+             ("gray", photo(150, 200, seed=92)[:, :, 0]),
+             ("gray16", (photo(150, 200, seed=93)[:, :, 0].astype(np.uint16) * 257 +
+                         np.arange(200, dtype=np.uint16)[None, :]))]
+    for name, img in cases:
+        tools.png_write(tmp("sz_in.png"), img)
+        Image.fromarray(img).save(tmp("sz_pil.png"))
+        if resize("PNG size " + name, tmp("sz_in.png"), tmp("sz_us.png"), "--scale", "1",
+                  "--mode", "nearest"):
+            ours, pil = os.path.getsize(tmp("sz_us.png")), os.path.getsize(tmp("sz_pil.png"))
+            (ours_idat, kinds), (pil_idat, _) = png_idat(tmp("sz_us.png")), png_idat(tmp("sz_pil.png"))
+            report(ours_idat == pil_idat, "PNG %s: the same compressed data as Pillow's (%d and %d "
+                   "bytes)" % (name, len(ours_idat), len(pil_idat)))
+            report(ours <= pil, "PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            report(kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and
+                   set(kinds[1:-1]) == {b"IDAT"}, "PNG %s: chunks %s" % (name, kinds))
+            same("PNG %s: Pillow reads the pixels back" % name, pil_array(tmp("sz_us.png")), img)
+    sizes = {}
+    src = photo(300, 400, seed=94)
+    tools.png_write(tmp("lv.png"), src)
+    for level in (0, 1, 9):
+        if resize("--png-level %d" % level, tmp("lv.png"), tmp("lv%d.png" % level), "--scale",
+                  "1", "--mode", "nearest", "--png-level", str(level)):
+            sizes[level] = os.path.getsize(tmp("lv%d.png" % level))
+            same("--png-level %d is lossless" % level, pil_array(tmp("lv%d.png" % level)), src)
+    report(len(sizes) == 3 and sizes[9] < sizes[1] < sizes[0], "--png-level 9 < 1 < 0 in bytes: "
+           "%s" % sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Orientation and ICC.
+
+
+def save_oriented(img, path, orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    if path.endswith(".tif"):
+        img.save(path, tiffinfo={274: orientation})
+    elif path.endswith(".jpg"):
+        img.save(path, quality=95, exif=exif.tobytes())
+    elif path.endswith(".webp"):
+        img.save(path, lossless=True, exif=exif.tobytes())
+    else:
+        img.save(path, exif=exif.tobytes())
+
+
+def upright(stored, orientation):
+    """The displayed pixels of `stored` under an EXIF orientation (1-8)."""
+    a = stored
+    return {1: a, 2: a[:, ::-1], 3: a[::-1, ::-1], 4: a[::-1], 5: a.transpose(1, 0, 2),
+            6: np.rot90(a, -1), 7: np.rot90(a, 2).transpose(1, 0, 2), 8: np.rot90(a, 1)}[orientation]
+
+
+def tiff_tags(path):
+    """Tag -> first value of IFD0 of a TIFF file (enough for SHORT and LONG tags)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    order = "<" if data[:2] == b"II" else ">"
+    ifd = int(np.frombuffer(data[4:8], order + "u4")[0])
+    count = int(np.frombuffer(data[ifd:ifd + 2], order + "u2")[0])
+    tags = {}
+    for i in range(count):
+        e = data[ifd + 2 + 12 * i:ifd + 14 + 12 * i]
+        tag, kind = (int(v) for v in np.frombuffer(e[:4], order + "u2"))
+        n = int(np.frombuffer(e[4:8], order + "u4")[0])
+        if kind == 3 and n <= 2:
+            tags[tag] = int(np.frombuffer(e[8:10], order + "u2")[0])
+        elif kind == 4 and n == 1:
+            tags[tag] = int(np.frombuffer(e[8:12], order + "u4")[0])
+        elif kind == 3:  # SHORTs stored elsewhere: the first one
+            off = int(np.frombuffer(e[8:12], order + "u4")[0])
+            tags[tag] = int(np.frombuffer(data[off:off + 2], order + "u2")[0])
+    return tags
+
+
+def check_orientation():
+    src = Image.fromarray(blocks(24, 40, 3, seed=100))
+    for ext in ("jpg", "png", "webp", "tif"):
+        for o in range(1, 9):
+            path = tmp("o%d.%s" % (o, ext))
+            save_oriented(src, path, o)
+            if ext == "tif":
+                # Pillow's TIFF reader flips some orientations itself: the pixels as written
+                # are the reference there.
+                stored = np.asarray(src)
+            else:
+                with Image.open(path) as im:
+                    stored = np.asarray(im.convert("RGB"))
+                    same("%s orientation %d: the reference agrees with Pillow's exif_transpose"
+                         % (ext, o), upright(stored, o), np.asarray(ImageOps.exif_transpose(im)))
+            want = upright(stored, o)
+            label = "%s orientation %d" % (ext, o)
+            if resize(label, path, tmp("o_out.png"), "--scale", "1", "--mode", "nearest"):
+                same(label + ": upright like exif_transpose", pil_array(tmp("o_out.png")), want)
+            if resize(label + " --no-autorotate", path, tmp("o_raw.png"), "--scale", "1",
+                      "--mode", "nearest", "--no-autorotate"):
+                same(label + " --no-autorotate: as stored", pil_array(tmp("o_raw.png")), stored)
+    # The output size follows the displayed size: 40x24 stored, 24x40 shown for 5-8.
+    save_oriented(src, tmp("o6.jpg"), 6)
+    if resize("--size 12x with orientation 6", tmp("o6.jpg"), tmp("o6s.png"), "--size", "12x",
+              "--mode", "bilinear", "--antialias"):
+        got = pil_array(tmp("o6s.png"))
+        report(got.shape[:2] == (20, 12), "orientation 6, --size 12x: 12x20 (got %dx%d)" % (
+            got.shape[1], got.shape[0]))
+        # Autorotation happens before resampling: the library's result on the upright image.
+        with Image.open(tmp("o6.jpg")) as im:
+            shown = np.asarray(ImageOps.exif_transpose(im))
+        same("orientation 6 resampled upright", got,
+             tools.expected_image(shown, 20, 12, "bilinear", antialias=True))
+
+
+def srgb_profile():
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+
+
+def check_icc():
+    icc = srgb_profile()
+    src = Image.fromarray(photo(30, 40, seed=110))
+    for a in ("jpg", "png", "webp", "tif"):
+        src.save(tmp("icc_in." + a), icc_profile=icc)
+        for b in ("jpg", "png", "webp", "tif"):
+            label = "ICC %s -> %s" % (a, b)
+            if resize(label, tmp("icc_in." + a), tmp("icc_out." + b), "--size", "20x15",
+                      "--mode", "bicubic", "--antialias"):
+                with Image.open(tmp("icc_out." + b)) as im:
+                    got = im.info.get("icc_profile")
+                report(got == icc, "%s: the profile is kept byte for byte (%s bytes)" % (
+                    label, None if got is None else len(got)))
+    # A profile over 64 KB spans several APP2 segments in JPEG.
+    big = bytearray(icc) + bytes(range(256)) * 600
+    big[0:4] = len(big).to_bytes(4, "big")
+    big = bytes(big)
+    src.save(tmp("big_icc.jpg"), icc_profile=big)
+    for b in ("jpg", "webp", "tif"):
+        if resize("big ICC -> " + b, tmp("big_icc.jpg"), tmp("big_out." + b), "--scale", "0.5",
+                  "--mode", "bilinear"):
+            with Image.open(tmp("big_out." + b)) as im:
+                got = im.info.get("icc_profile")
+            report(got == big, "a %d-byte profile JPEG -> %s is kept (%s bytes)" % (
+                len(big), b, None if got is None else len(got)))
+    # No profile in, none out.
+    src.save(tmp("noicc.jpg"))
+    if resize("no ICC", tmp("noicc.jpg"), tmp("noicc.png"), "--scale", "0.5", "--mode",
+              "bilinear"):
+        with Image.open(tmp("noicc.png")) as im:
+            report("icc_profile" not in im.info, "no profile in, none out")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors.
+
+
+def expect_failure(label, path, want, ext="png"):
+    out = tmp("never." + ext)
+    with open(out + ".old", "wb") as f:
+        f.write(b"previous contents")
+    shutil.copy(out + ".old", tmp("kept." + ext))
+    before = set(os.listdir(TMP))
+    rc, stdout, err = run("resize", path, tmp("kept." + ext), "--size", "8x8", "--mode",
+                          "bilinear")
+    lines = err.strip().splitlines()
+    with open(tmp("kept." + ext), "rb") as f:
+        kept = f.read() == b"previous contents"
+    after = set(os.listdir(TMP))
+    report(rc == 1 and stdout == "" and len(lines) == 1 and
+           lines[0].startswith("upsample resize: ") and os.path.basename(path) in lines[0] and
+           all(w in lines[0] for w in want) and kept and after == before,
+           "%s: exit %d, one line naming the file with %r, the existing output untouched (%s), "
+           "no stray files (%s): %r" % (label, rc, want, kept, sorted(after - before), err))
+
+
+def check_decode_errors():
+    src = Image.fromarray(photo(64, 64, seed=120))
+    src.save(tmp("good.jpg"), quality=90)
+    src.save(tmp("good.png"))
+    src.save(tmp("good.webp"))
+    src.save(tmp("good.tif"))
+    for ext in ("jpg", "png", "webp", "tif"):
+        with open(tmp("good." + ext), "rb") as f:
+            data = f.read()
+        with open(tmp("trunc." + ext), "wb") as f:
+            f.write(data[:len(data) // 2])
+        corrupt = bytearray(data)
+        for i in range(len(data) // 3, len(data) // 3 + 64):
+            corrupt[i] ^= 0x5A
+        with open(tmp("bad." + ext), "wb") as f:
+            f.write(bytes(corrupt[:40]) + bytes(200) if ext != "jpg" else bytes(corrupt))
+    name = {"jpg": "JPEG", "png": "PNG", "webp": "WebP", "tif": "TIFF"}
+    for ext in ("jpg", "png", "webp", "tif"):
+        expect_failure("truncated " + ext, tmp("trunc." + ext), ["cannot decode", name[ext]])
+        expect_failure("corrupt " + ext, tmp("bad." + ext), ["cannot decode", name[ext]])
+    Image.fromarray(photo(8, 8)).save(tmp("pic.gif"))
+    Image.fromarray(photo(8, 8)).save(tmp("pic.bmp"))
+    expect_failure("GIF", tmp("pic.gif"), ["GIF", "PNG, JPEG, WebP and TIFF"])
+    expect_failure("BMP", tmp("pic.bmp"), ["BMP", "PNG, JPEG, WebP and TIFF"])
+    # An encoder refusal leaves nothing behind either: WebP is at most 16383 pixels a side.
+    before = set(os.listdir(TMP))
+    rc, _, err = run("resize", tmp("good.png"), tmp("huge.webp"), "--size", "17000x2", "--mode",
+                     "nearest")
+    report(rc == 1 and "16383" in err and set(os.listdir(TMP)) == before,
+           "WebP too wide: exit 1, no file (%d, %r)" % (rc, err))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pixels: the library, PyTorch, Pillow.
+
+
+def check_pixels():
+    # JPEG input: the tool's result is the library's on the decoded samples (Pillow's decode).
+    src = photo(90, 120, seed=130)
+    Image.fromarray(src).save(tmp("px.jpg"), quality=92)
+    decoded = pil_array(tmp("px.jpg"))
+    for mode, flags, size in [("bicubic", ["--antialias"], (37, 29)), ("bilinear", [], (250, 61)),
+                              ("nearest-exact", [], (33, 200))]:
+        label = "JPEG %s %s -> %dx%d" % (mode, " ".join(flags), *size)
+        if resize(label, tmp("px.jpg"), tmp("px.png"), "--size", "%dx%d" % size, "--mode", mode,
+                  *flags):
+            same(label + " == library", tools.png_read(tmp("px.png"))[0],
+                 tools.expected_image(decoded, size[1], size[0], mode, "--antialias" in flags))
+    # Area mode: PyTorch's adaptive average pooling, rounded half to even.
+    try:
+        import torch
+        import torch.nn.functional as F
+        x = torch.tensor(src.transpose(2, 0, 1)[None].astype(np.float32))
+        tools.png_write(tmp("px_src.png"), src)
+        for size in [(40, 30), (37, 23)]:
+            if resize("area %dx%d" % size, tmp("px_src.png"), tmp("area.png"), "--size",
+                      "%dx%d" % size, "--mode", "area"):
+                exact = F.interpolate(x, size=(size[1], size[0]), mode="area")[0].numpy()
+                exact = exact.transpose(1, 2, 0).astype(np.float64)
+                got = tools.png_read(tmp("area.png"))[0].astype(np.float64)
+                # A mean that is a tie (k + 0.5) rounds either way when the library's float sum
+                # differs from PyTorch's in the last bit: ties may differ by 1, nothing else.
+                tie = np.abs(exact - np.floor(exact) - 0.5) < 1e-3
+                d = np.abs(got - np.clip(np.rint(exact), 0, 255))
+                report(d[~tie].max() == 0 and d[tie].max(initial=0) <= 1,
+                       "area %dx%d == PyTorch rounded (off-tie max %d; %d of %d ties differ)" % (
+                           *size, d[~tie].max(), int((d[tie] > 0).sum()), int(tie.sum())))
+    except ImportError:
+        report(False, "PyTorch (python3-torch) is needed for the area-mode check")
+    # Pillow: bilinear and bicubic antialias on RGB, within 1: a photo, and an image with
+    # saturated bands where cubic overshoots.
+    images = {"photo": np.asarray(Image.open(io.BytesIO(_photo_jpeg(300, 400)))),
+              "bands": tools.test_image(120, 160, 3, seed=141, noise=0.1)}
+    for name, img in images.items():
+        tools.png_write(tmp("pil_src.png"), img)
+        for mode, pil_filter in (("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)):
+            for size in ((100, 75), (173, 91), (640, 480)):
+                label = "%s %s antialias %dx%d vs Pillow" % (name, mode, *size)
+                if not resize(label, tmp("pil_src.png"), tmp("pil_us.png"), "--size",
+                              "%dx%d" % size, "--mode", mode, "--antialias"):
+                    continue
+                ours = tools.png_read(tmp("pil_us.png"))[0].astype(int)
+                pil = np.asarray(Image.fromarray(img).resize(size, pil_filter)).astype(int)
+                d = np.abs(ours - pil)
+                info("%s: |difference| histogram %s" % (label, np.bincount(d.ravel()).tolist()))
+                if mode == "bilinear":
+                    report(d.max() <= 1, "%s: within 1 everywhere (max %d)" % (label, d.max()))
+                    continue
+                report((d <= 1).mean() >= 0.999, "%s: within 1 for %.3f%% of samples (max %d)" %
+                       (label, 100 * (d <= 1).mean(), d.max()))
+                # Pillow resamples horizontally into an 8-bit image (rounded, clipped to
+                # 0..255), then vertically. The tool run the same way, in two passes, is within
+                # 2 of Pillow everywhere (1 per rounded pass): the larger single-pass
+                # differences are the clipping of the first pass's overshoot.
+                if resize(label + " (first pass)", tmp("pil_src.png"), tmp("pass1.png"),
+                          "--size", "%dx%d" % (size[0], img.shape[0]), "--mode", mode,
+                          "--antialias") and \
+                        resize(label + " (second pass)", tmp("pass1.png"), tmp("pass2.png"),
+                               "--size", "%dx%d" % size, "--mode", mode, "--antialias"):
+                    d2 = np.abs(tools.png_read(tmp("pass2.png"))[0].astype(int) - pil)
+                    info("%s, two passes: |difference| histogram %s" % (
+                        label, np.bincount(d2.ravel()).tolist()))
+                    report(d2.max() <= 2, "%s: two passes like Pillow's, within 2 everywhere "
+                           "(max %d)" % (label, d2.max()))
+
+
+def _photo_jpeg(h, w):
+    buf = io.BytesIO()
+    Image.fromarray(photo(h, w, seed=140)).save(buf, "JPEG", quality=92)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# --fast.
+
+
+def check_fast():
+    with open(tmp("fast.jpg"), "wb") as f:
+        f.write(_photo_jpeg(1200, 1600))
+    args = ["--size", "400x300", "--mode", "bicubic", "--antialias"]
+    ok_exact = resize("exact 1600x1200 -> 400x300", tmp("fast.jpg"), tmp("exact.png"), *args)
+    rc, out, err = run("resize", tmp("fast.jpg"), tmp("fast.png"), *args, "--fast", "-v")
+    report(rc == 0 and "at 1/2 (800x600, --fast)" in out,
+           "--fast decodes 1600x1200 at 1/2 for 400x300 (-v: %r %r)" % (out.strip(), err))
+    if ok_exact and rc == 0:
+        exact, fast = pil_array(tmp("exact.png")), pil_array(tmp("fast.png"))
+        p = psnr(exact, fast)
+        info("--fast vs exact, 1600x1200 photo -> 400x300: PSNR %.2f dB" % p)
+        report(exact.shape == fast.shape and FAST_PSNR_DB < p < 99,
+               "--fast is close to the exact result but not it: PSNR %.2f dB > %.0f" % (
+                   p, FAST_PSNR_DB))
+    # No reduction when the target is less than 4x smaller (2x margin kept), nor for PNG.
+    for label, src, size in [("3x smaller", tmp("fast.jpg"), "533x400"),
+                             ("PNG", tmp("exact.png"), "100x75")]:
+        a = resize("exact " + label, src, tmp("fa.png"), "--size", size, "--mode", "bilinear",
+                   "--antialias")
+        b = resize("--fast " + label, src, tmp("fb.png"), "--size", size, "--mode", "bilinear",
+                   "--antialias", "--fast")
+        if a and b:
+            same("--fast, " + label + ": identical to exact", pil_array(tmp("fb.png")),
+                 pil_array(tmp("fa.png")))
+
+
+# ---------------------------------------------------------------------------------------------
+# Folders.
+
+
+def make_tree(root):
+    os.makedirs(os.path.join(root, "sub", "deep"))
+    os.makedirs(os.path.join(root, ".hidden_dir"))
+    Image.fromarray(photo(60, 80, seed=150)).save(os.path.join(root, "a.jpg"), quality=90)
+    Image.fromarray(photo(64, 48, seed=151)).save(os.path.join(root, "sub", "b.png"))
+    Image.fromarray(photo(40, 40, seed=152)).save(os.path.join(root, "sub", "deep", "c.webp"))
+    rgba = np.concatenate([photo(30, 50, seed=153), np.full((30, 50, 1), 128, np.uint8)], 2)
+    Image.fromarray(rgba).save(os.path.join(root, "sub", "d.tif"))
+    Image.fromarray(photo(20, 20)).save(os.path.join(root, ".hidden.jpg"))
+    Image.fromarray(photo(20, 20)).save(os.path.join(root, ".hidden_dir", "e.png"))
+    with open(os.path.join(root, "notes.txt"), "w") as f:
+        f.write("not an image\n")
+
+
+def listing(root):
+    found = []
+    for dirpath, _, files in os.walk(root):
+        found += [os.path.relpath(os.path.join(dirpath, f), root) for f in files]
+    return sorted(found)
+
+
+def check_folders():
+    src = tmp("tree")
+    make_tree(src)
+    args = ["--size", "24x", "--mode", "bicubic", "--antialias"]
+    rc, out, err = run("resize", src, "-o", tmp("out1"), *args)
+    report(rc == 0 and out == "" and err == "", "folder: exit 0 and quiet off a terminal "
+           "(%d, %r, %r)" % (rc, out, err))
+    want = ["a.jpg", "sub/b.png", "sub/d.tif", "sub/deep/c.webp"]
+    report(listing(tmp("out1")) == want, "folder: relative paths kept, hidden and non-image "
+           "files skipped: %s" % listing(tmp("out1")))
+    for rel in want:  # each is what a single-file run writes, byte for byte
+        single = tmp("single." + rel.rsplit(".", 1)[1])
+        if resize("single " + rel, os.path.join(src, rel), single, *args):
+            with open(single, "rb") as f, open(os.path.join(tmp("out1"), rel), "rb") as g:
+                report(f.read() == g.read(), "folder output %s == the single-file output" % rel)
+    # --format, --jobs, --memory-budget: same pixels.
+    rc, _, err = run("resize", src, "-o", tmp("out2"), *args, "--format", "png", "--jobs", "1",
+                     "--memory-budget", "1")
+    report(rc == 0 and listing(tmp("out2")) == ["a.png", "sub/b.png", "sub/d.png",
+                                                "sub/deep/c.png"],
+           "--format png renames every output: %s (%r)" % (listing(tmp("out2")), err))
+    rc, _, err = run("resize", src, "-o", tmp("out3"), *args, "--format", "png", "--jobs", "4")
+    if report(rc == 0, "--jobs 4: exit %d %r" % (rc, err)):
+        for rel in listing(tmp("out2")):
+            with open(os.path.join(tmp("out2"), rel), "rb") as f, \
+                    open(os.path.join(tmp("out3"), rel), "rb") as g:
+                report(f.read() == g.read(), "--jobs 1 --memory-budget 1 and --jobs 4 write the "
+                       "same %s" % rel)
+    # Files and a folder together; a corrupt file and a missing one among good ones.
+    bad = tmp("tree", "sub", "broken.jpg")
+    with open(tmp("tree", "a.jpg"), "rb") as f:
+        data = f.read()
+    with open(bad, "wb") as f:
+        f.write(data[:len(data) // 3])
+    Image.fromarray(photo(30, 30, seed=160)).save(tmp("loose.png"))
+    rc, out, err = run("resize", src, tmp("loose.png"), tmp("missing.png"), "-o", tmp("out4"),
+                       *args)
+    lines = err.strip().splitlines()
+    report(rc == 1 and lines and lines[0] == "upsample resize: 2 of 7 files failed:" and
+           any("broken.jpg" in l and "cannot decode" in l for l in lines[1:]) and
+           any("missing.png" in l and "No such file" in l for l in lines[1:]) and
+           len(lines) == 3,
+           "a corrupt and a missing file: exit 1, both listed at the end (%d, %r)" % (rc, err))
+    got = listing(tmp("out4"))
+    report(got == ["a.jpg", "loose.png", "sub/b.png", "sub/d.tif", "sub/deep/c.webp"],
+           "the good files are written, nothing else (no partial or temporary file): %s" % got)
+    os.remove(bad)
+    # Clashes and misuse.
+    Image.fromarray(photo(30, 30)).save(tmp("tree", "a.png"))
+    rc, _, err = run("resize", src, "-o", tmp("out5"), *args, "--format", "webp")
+    report(rc == 2 and "a.jpg" in err and "a.png" in err and not os.path.exists(tmp("out5")),
+           "two inputs to one output: exit 2 before any work (%d, %r)" % (rc, err))
+    os.remove(tmp("tree", "a.png"))
+    rc, _, err = run("resize", src, "-o", src, *args)
+    report(rc == 2 and "overwritten" in err, "-o onto the inputs: exit 2 (%d, %r)" % (rc, err))
+    for extra, what in [(["--format", "gif"], "--format"), (["--jobs", "0"], "--jobs"),
+                        (["--memory-budget", "lots"], "--memory-budget")]:
+        rc, _, err = run("resize", src, "-o", tmp("out6"), *args, *extra)
+        report(rc == 2 and what in err, "%s: exit 2 naming it (%d, %r)" % (extra, rc, err))
+    rc, _, err = run("resize", tmp("loose.png"), tmp("x.png"), *args, "--jobs", "2")
+    report(rc == 2 and "-o" in err, "--jobs without -o: exit 2 (%d, %r)" % (rc, err))
+    rc, _, err = run("resize", tmp("loose.png"), tmp("x.png"), tmp("y.png"), *args)
+    report(rc == 2 and "-o OUTDIR" in err, "three files without -o: exit 2 (%d, %r)" % (rc, err))
+
+
+def check_progress():
+    os.makedirs(tmp("many"))
+    for i in range(12):
+        Image.fromarray(photo(40, 40, seed=200 + i)).save(tmp("many", "%02d.jpg" % i))
+    args = ["resize", tmp("many"), "-o", tmp("many_out"), "--size", "20x20", "--mode",
+            "bilinear", "--antialias"]
+    master, slave = pty.openpty()
+    p = subprocess.Popen([CLI] + args, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    tty = b""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tty += chunk
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=60)
+    os.close(master)
+    report(p.returncode == 0 and b"\r" in tty and b"12/12 files" in tty and b"files/s" in tty
+           and b"12 files in" in tty,
+           "on a terminal: a progress bar with files/s and a summary (%r)" % tty[-300:])
+    shutil.rmtree(tmp("many_out"))
+    rc, out, err = run(*args)
+    report(rc == 0 and out == "" and err == "", "piped: no progress output (%d, %r, %r)" % (
+        rc, out, err[-200:]))
+
+
+def check_interrupt():
+    """SIGINT in the middle of a folder run: the files written are whole, no temporary file is
+    left."""
+    os.makedirs(tmp("int_in"))
+    for i in range(40):
+        Image.fromarray(photo(300, 400, seed=300 + i)).save(tmp("int_in", "%02d.png" % i))
+    p = subprocess.Popen([CLI, "resize", tmp("int_in"), "-o", tmp("int_out"), "--size", "200x150",
+                          "--mode", "bicubic", "--antialias", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and \
+            len(os.listdir(tmp("int_out")) if os.path.isdir(tmp("int_out")) else []) < 3:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    names = os.listdir(tmp("int_out")) if os.path.isdir(tmp("int_out")) else []
+    whole = True
+    for name in names:
+        try:
+            with Image.open(tmp("int_out", name)) as im:
+                im.load()
+                whole = whole and im.size == (200, 150)
+        except Exception:
+            whole = False
+    report(p.returncode in (-signal.SIGINT, 0) and names and
+           not any(n.startswith(".") for n in names) and whole,
+           "SIGINT during a folder run: exit %s, %d whole files, no temporary file (%s)" % (
+               p.returncode, len(names), sorted(n for n in names if n.startswith("."))))
+
+
+def main():
+    global TMP
+    if not os.path.exists(CLI):
+        print("FAIL the upsample tool is not at %r (set UPSAMPLE_BUILD_DIR)" % CLI)
+        print("0 passed, 1 failed")
+        return 1
+    TMP = tempfile.mkdtemp(prefix="upsample_cli_images_")
+    tools.TMP = TMP
+    try:
+        for check in [check_round_trips, check_png_size_against_pillow, check_orientation,
+                      check_icc, check_decode_errors, check_pixels, check_fast, check_folders,
+                      check_progress, check_interrupt]:
+            try:
+                check()
+            except Exception as e:  # a crash in the harness, reported as a failure
+                report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("%d passed, %d failed" % (tools.counts["passed"], tools.counts["failed"]))
+    return 1 if tools.counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
