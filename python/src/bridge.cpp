@@ -184,9 +184,10 @@ const bool g_fork_handlers_registered = [] {
 
 // ---------------------------------------------------------------------------------------------
 // Workspace: one 64-byte aligned buffer per thread, grown on demand and kept while it is at
-// most kKeptWorkspaceBytes; larger workspaces are allocated for the call and freed after it.
+// most kKeptWorkspaceBytes (a fresh allocation of that size would cost a page fault per 4 KiB
+// on every call); larger workspaces are allocated for the call and freed after it.
 
-constexpr size_t kKeptWorkspaceBytes = size_t{64} << 20;
+constexpr size_t kKeptWorkspaceBytes = size_t{256} << 20;
 constexpr size_t kAlign = 64;
 
 struct FreeDeleter {

@@ -7,7 +7,9 @@ import io
 import math
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_helpers as th  # noqa: E402
@@ -224,6 +226,33 @@ def test_version_is_the_project_version():
     with open(os.path.join(th.SOURCE_DIR, "CMakeLists.txt")) as f:
         match = re.search(r"project\(upsample VERSION ([0-9.]+)", f.read())
     assert match and upsample.__version__ == match.group(1), upsample.__version__
+
+
+def test_cmake_install_finds_its_library():
+    # `cmake --install` into a fresh prefix: the installed module imports from there and loads
+    # the installed libupsample.so (through its RPATH), not the build tree's.
+    with open(os.path.join(th.BUILD_DIR, "CMakeCache.txt")) as f:
+        match = re.search(r"^UPSAMPLE_PYTHON_INSTALL_DIR:\w+=(.*)$", f.read(), re.M)
+    assert match, "UPSAMPLE_PYTHON_INSTALL_DIR not in CMakeCache.txt"
+    with tempfile.TemporaryDirectory() as prefix:
+        r = subprocess.run(["cmake", "--install", th.BUILD_DIR, "--prefix", prefix],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        site = os.path.join(prefix, match.group(1))
+        code = ("import upsample, torch\n"
+                "y = upsample.interpolate(torch.ones(1, 1, 2, 2), size=3, mode='bilinear')\n"
+                "print(upsample.__file__)\n"
+                "print(float(y.sum()))\n"
+                "print([l.split()[-1] for l in open('/proc/self/maps') if 'libupsample' in l][0])")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+        env["PYTHONPATH"] = site
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           cwd=prefix, timeout=120)
+        assert r.returncode == 0, r.stderr
+        module, total, library = r.stdout.split()
+        assert module.startswith(os.path.realpath(site)) or module.startswith(site), module
+        assert float(total) == 9.0
+        assert os.path.realpath(library).startswith(os.path.realpath(prefix)), library
 
 
 def test_docstrings():
