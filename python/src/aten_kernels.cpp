@@ -161,28 +161,28 @@ at::Tensor& backward_align_out_kernel(const at::Tensor& grad_output, at::IntArra
 
 using S = c10::optional<double>;
 
-// Registers the four overloads of one op family whose kernels take `Scales...`.
+// Registers the four overloads of the op family `name`.
+template <auto kForward, auto kForwardOut, auto kBackward, auto kBackwardOut>
+void register_overloads(torch::Library& lib, const std::string& name) {
+  lib.impl(name.c_str(), TORCH_FN(kForward));
+  lib.impl((name + ".out").c_str(), TORCH_FN(kForwardOut));
+  lib.impl((name + "_backward").c_str(), TORCH_FN(kBackward));
+  lib.impl((name + "_backward.grad_input").c_str(), TORCH_FN(kBackwardOut));
+}
+
+// The kernels of one op family, whose aten signatures take `Scales...` (and align_corners when
+// kAlign).
 template <int kOp, bool kAlign, typename... Scales>
 void register_family(torch::Library& lib) {
-  const std::string name = kOps[kOp].name;
   if constexpr (kAlign) {
-    constexpr auto fwd = &forward_align_kernel<kOp, Scales...>;
-    constexpr auto fwd_out = &forward_align_out_kernel<kOp, Scales...>;
-    constexpr auto bwd = &backward_align_kernel<kOp, Scales...>;
-    constexpr auto bwd_out = &backward_align_out_kernel<kOp, Scales...>;
-    lib.impl(name.c_str(), TORCH_FN(fwd));
-    lib.impl((name + ".out").c_str(), TORCH_FN(fwd_out));
-    lib.impl((name + "_backward").c_str(), TORCH_FN(bwd));
-    lib.impl((name + "_backward.grad_input").c_str(), TORCH_FN(bwd_out));
+    register_overloads<
+        &forward_align_kernel<kOp, Scales...>, &forward_align_out_kernel<kOp, Scales...>,
+        &backward_align_kernel<kOp, Scales...>, &backward_align_out_kernel<kOp, Scales...>>(
+        lib, kOps[kOp].name);
   } else {
-    constexpr auto fwd = &forward_kernel<kOp, Scales...>;
-    constexpr auto fwd_out = &forward_out_kernel<kOp, Scales...>;
-    constexpr auto bwd = &backward_kernel<kOp, Scales...>;
-    constexpr auto bwd_out = &backward_out_kernel<kOp, Scales...>;
-    lib.impl(name.c_str(), TORCH_FN(fwd));
-    lib.impl((name + ".out").c_str(), TORCH_FN(fwd_out));
-    lib.impl((name + "_backward").c_str(), TORCH_FN(bwd));
-    lib.impl((name + "_backward.grad_input").c_str(), TORCH_FN(bwd_out));
+    register_overloads<&forward_kernel<kOp, Scales...>, &forward_out_kernel<kOp, Scales...>,
+                       &backward_kernel<kOp, Scales...>, &backward_out_kernel<kOp, Scales...>>(
+        lib, kOps[kOp].name);
   }
 }
 

@@ -66,9 +66,11 @@ at::Tensor resample_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// The non-tensor arguments, saved for the backward pass.
-void save_arguments(AutogradContext* ctx, ScaleFactors scale_factors, c10::string_view mode,
-                    bool align_corners, bool antialias) {
+// The sizes the derivative needs (the forward input's for resample, the output's spatial sizes
+// for resample_backward) and the non-tensor arguments, saved for the backward pass.
+void save_arguments(AutogradContext* ctx, at::IntArrayRef sizes, ScaleFactors scale_factors,
+                    c10::string_view mode, bool align_corners, bool antialias) {
+  ctx->saved_data["sizes"] = sizes.vec();
   ctx->saved_data["has_scales"] = scale_factors.has_value();
   ctx->saved_data["scales"] =
       scale_factors.has_value() ? scale_factors->vec() : std::vector<double>{};
@@ -78,6 +80,7 @@ void save_arguments(AutogradContext* ctx, ScaleFactors scale_factors, c10::strin
 }
 
 struct SavedArguments {
+  std::vector<int64_t> sizes;
   std::vector<double> scales;
   bool has_scales;
   std::string mode;
@@ -85,7 +88,8 @@ struct SavedArguments {
   bool antialias;
 
   explicit SavedArguments(AutogradContext* ctx)
-      : scales(ctx->saved_data["scales"].toDoubleVector()),
+      : sizes(ctx->saved_data["sizes"].toIntVector()),
+        scales(ctx->saved_data["scales"].toDoubleVector()),
         has_scales(ctx->saved_data["has_scales"].toBool()),
         mode(ctx->saved_data["mode"].toStringRef()),
         align_corners(ctx->saved_data["align_corners"].toBool()),
@@ -96,28 +100,33 @@ struct SavedArguments {
   }
 };
 
+// Runs `call` with the autograd keys excluded (the CPU kernel, no graph).
+template <typename Call>
+at::Tensor below_autograd(Call&& call) {
+  at::AutoDispatchBelowADInplaceOrView guard;
+  return call();
+}
+
+// The gradients of an op's six arguments: only the tensor has one.
+variable_list tensor_gradient(at::Tensor grad) {
+  return {std::move(grad), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+}
+
 class ResampleFunction : public torch::autograd::Function<ResampleFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input,
                             at::OptionalIntArrayRef output_size, ScaleFactors scale_factors,
                             c10::string_view mode, bool align_corners, bool antialias) {
-    at::Tensor output;
-    {
-      at::AutoDispatchBelowADInplaceOrView below_autograd;
-      output =
-          resample_op().call(input, output_size, scale_factors, mode, align_corners, antialias);
-    }
-    ctx->saved_data["input_size"] = input.sizes().vec();
-    save_arguments(ctx, scale_factors, mode, align_corners, antialias);
-    return output;
+    save_arguments(ctx, input.sizes(), scale_factors, mode, align_corners, antialias);
+    return below_autograd([&] {
+      return resample_op().call(input, output_size, scale_factors, mode, align_corners, antialias);
+    });
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const SavedArguments a(ctx);
-    const std::vector<int64_t> input_size = ctx->saved_data["input_size"].toIntVector();
-    at::Tensor grad_input = resample_backward_op().call(
-        grad_outputs[0], input_size, a.scale_factors(), a.mode, a.align_corners, a.antialias);
-    return {grad_input, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    return tensor_gradient(resample_backward_op().call(grad_outputs[0], a.sizes, a.scale_factors(),
+                                                       a.mode, a.align_corners, a.antialias));
   }
 };
 
@@ -126,23 +135,18 @@ class ResampleBackwardFunction : public torch::autograd::Function<ResampleBackwa
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& grad_output,
                             at::IntArrayRef input_size, ScaleFactors scale_factors,
                             c10::string_view mode, bool align_corners, bool antialias) {
-    at::Tensor grad_input;
-    {
-      at::AutoDispatchBelowADInplaceOrView below_autograd;
-      grad_input = resample_backward_op().call(grad_output, input_size, scale_factors, mode,
-                                               align_corners, antialias);
-    }
-    ctx->saved_data["output_size"] = grad_output.sizes().slice(2).vec();
-    save_arguments(ctx, scale_factors, mode, align_corners, antialias);
-    return grad_input;
+    save_arguments(ctx, grad_output.sizes().slice(2), scale_factors, mode, align_corners,
+                   antialias);
+    return below_autograd([&] {
+      return resample_backward_op().call(grad_output, input_size, scale_factors, mode,
+                                         align_corners, antialias);
+    });
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const SavedArguments a(ctx);
-    const std::vector<int64_t> output_size = ctx->saved_data["output_size"].toIntVector();
-    at::Tensor grad_grad_output = resample_op().call(
-        grad_outputs[0], output_size, a.scale_factors(), a.mode, a.align_corners, a.antialias);
-    return {grad_grad_output, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    return tensor_gradient(resample_op().call(grad_outputs[0], a.sizes, a.scale_factors(), a.mode,
+                                              a.align_corners, a.antialias));
   }
 };
 
@@ -155,8 +159,9 @@ at::Tensor resample_autograd(const at::Tensor& input, at::OptionalIntArrayRef ou
     return ResampleFunction::apply(input, output_size, scale_factors, mode, align_corners,
                                    antialias);
   }
-  at::AutoDispatchBelowADInplaceOrView below_autograd;
-  return resample_op().call(input, output_size, scale_factors, mode, align_corners, antialias);
+  return below_autograd([&] {
+    return resample_op().call(input, output_size, scale_factors, mode, align_corners, antialias);
+  });
 }
 
 at::Tensor resample_backward_autograd(const at::Tensor& grad_output, at::IntArrayRef input_size,
@@ -166,9 +171,10 @@ at::Tensor resample_backward_autograd(const at::Tensor& grad_output, at::IntArra
     return ResampleBackwardFunction::apply(grad_output, input_size, scale_factors, mode,
                                            align_corners, antialias);
   }
-  at::AutoDispatchBelowADInplaceOrView below_autograd;
-  return resample_backward_op().call(grad_output, input_size, scale_factors, mode, align_corners,
-                                     antialias);
+  return below_autograd([&] {
+    return resample_backward_op().call(grad_output, input_size, scale_factors, mode, align_corners,
+                                       antialias);
+  });
 }
 
 }  // namespace
