@@ -59,8 +59,13 @@ class CMakeBuild(build_ext):
                         os.path.join(package_dir, "libupsample.so.0"))
 
 
+# setuptools' own build directories go under build/setuptools, next to (not into) a CMake build
+# directory build/ of the README; the egg-info directory there too, not in the source tree.
+os.makedirs(os.path.join(ROOT, "build", "setuptools"), exist_ok=True)
 setup(
     version=project_version(),
     ext_modules=[Extension("upsample._C", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
+    options={"build": {"build_base": "build/setuptools"},
+             "egg_info": {"egg_base": "build/setuptools"}},
 )

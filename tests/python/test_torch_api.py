@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_helpers as th  # noqa: E402
@@ -115,18 +116,24 @@ CALLS = [
 
 
 def outcome(fn):
-    try:
-        return "ok", fn()
-    except Exception as e:  # noqa: BLE001 - the exception type is what is compared
-        return type(e), e
+    """("ok", result) or (exception type, exception), and the warnings the call issued."""
+    with warnings.catch_warnings(record=True) as issued:
+        warnings.simplefilter("always")
+        try:
+            result = "ok", fn()
+        except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+            result = type(e), e
+    return result, [(w.category, str(w.message)) for w in issued]
 
 
 @pytest.mark.parametrize("name,x,kw", CALLS, ids=[c[0] for c in CALLS])
 def test_same_outcome_as_f_interpolate(name, x, kw):
-    theirs, t_value = outcome(lambda: F.interpolate(x, **kw))
-    ours, o_value = outcome(lambda: upsample.interpolate(x, **kw))
+    (theirs, t_value), t_warnings = outcome(lambda: F.interpolate(x, **kw))
+    (ours, o_value), o_warnings = outcome(lambda: upsample.interpolate(x, **kw))
     assert ours == theirs, "%s: F.interpolate gives %s (%s), upsample.interpolate %s (%s)" % (
         name, theirs, t_value, ours, o_value)
+    assert [c for c, _ in o_warnings] == [c for c, _ in t_warnings], \
+        "%s: warnings %s, F.interpolate's %s" % (name, o_warnings, t_warnings)
     if ours == "ok":
         assert o_value.shape == t_value.shape and o_value.dtype == t_value.dtype, name
         th.assert_close(o_value, t_value, "forward", name)
