@@ -1,20 +1,24 @@
 #!/usr/bin/python3
 """The Python package against stock PyTorch, from Python, in one run.
 
-For each standard workload W1-W19 (the table of bench/compare.py), three variants of the same
+For each standard workload W1-W19 (the table of bench/compare.py), these variants of the same
 call are timed in one process, interleaved:
 
-* stock:     torch.nn.functional.interpolate, PyTorch 1.13's CPU kernels;
-* upsample:  upsample.interpolate (same arguments);
-* installed: torch.nn.functional.interpolate after upsample.install() (our kernels through
-             PyTorch's dispatcher).
+* stock:         torch.nn.functional.interpolate on PyTorch 1.13's CPU kernels;
+* upsample:      upsample.interpolate (same arguments);
+* installed:     torch.nn.functional.interpolate after upsample.install() (our kernels through
+                 PyTorch's dispatcher);
+* stock out / installed out: the aten .out / .grad_input overload into a preallocated output
+                 (bench/compare.py's PyTorch call), before and after install(): the kernels
+                 alone, without the output's allocation.
 
-"fwd" rows time the call (output allocation included, as a user sees it); "bwd" rows build the
-graph untimed and time y.backward(g). Then the per-call overhead: 1x3x32x32 -> 64x64 bilinear
-and nearest forward, many calls, microseconds per call.
+"fwd" rows time the call (for the first three, the output's allocation included, as a user sees
+it); "bwd" rows build the graph untimed and time y.backward(g) (or time the .grad_input call).
+Then the per-call overhead: 1x3x32x32 -> 64x64 bilinear and nearest forward, many calls,
+microseconds per call.
 
 Each variant runs in ROUNDS blocks, the variants alternating block by block so that load
-changes hit all three alike; two tables show the median and the minimum of all single-call
+changes hit all of them alike; two tables show the median and the minimum of all single-call
 timings (the minimum is less sensitive to load on a shared machine). Threads:
 torch.set_num_threads(--threads) (the engine follows torch's count).
 
@@ -33,7 +37,8 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
 sys.path.insert(0, BENCH)
-from compare import WORKLOADS, fmt_ms, load_average, machine_name  # noqa: E402
+from compare import (WORKLOADS, fmt_ms, load_average, machine_name,  # noqa: E402
+                     make_torch_call)
 
 warnings.filterwarnings("ignore", message="No CUDA runtime is found")
 import torch  # noqa: E402
@@ -54,11 +59,13 @@ KIND = {
     "trilinear": dict(mode="trilinear", align_corners=False),
 }
 ROUNDS = 3
+VARIANTS = ("stock", "upsample", "installed", "stock out", "installed out")
 WARMUP = 2
 
 
 def make_case(kind, direction, in_sizes, out_spatial, dtype, channels_last):
-    """A callable per variant: fwd -> run the call; bwd -> (untimed setup, timed backward)."""
+    """Per variant, a function that makes (inside the variant's install state) a timer: a
+    zero-argument callable that runs one call and returns its time in ms."""
     kw = dict(KIND[kind], size=list(out_spatial))
     tdtype = getattr(torch, dtype)
     gen = torch.Generator().manual_seed(12345)
@@ -68,55 +75,74 @@ def make_case(kind, direction, in_sizes, out_spatial, dtype, channels_last):
     x = (torch.rand(in_sizes, generator=gen) * 2 - 1).to(tdtype).contiguous(memory_format=fmt)
     g = (torch.rand(list(in_sizes[:2]) + list(out_spatial), generator=gen) * 2 - 1).to(tdtype)
     g = g.contiguous(memory_format=fmt)
-
-    def variant(fn):
-        if direction == "fwd":
-            return lambda: (fn(x, **kw), None)
-        xr = x.detach().requires_grad_()
-
-        def setup_and_backward():
-            xr.grad = None
-            y = fn(xr, **kw)
-            return y, lambda: y.backward(g)
-        return setup_and_backward
-
-    return {"stock": variant(F.interpolate), "upsample": variant(upsample.interpolate),
-            "installed": variant(F.interpolate)}
-
-
-def time_one(call, direction):
-    """One timed call in ms: the forward, or the backward after an untimed forward."""
     clock = time.perf_counter_ns
-    if direction == "fwd":
-        t0 = clock()
-        call()
-        return (clock() - t0) * 1e-6
-    _, backward = call()
-    t0 = clock()
-    backward()
-    return (clock() - t0) * 1e-6
+
+    def functional(fn):
+        """fwd: the call (output allocation included); bwd: y.backward(g) after an untimed
+        forward."""
+        def make_timer():
+            if direction == "fwd":
+                def timer():
+                    t0 = clock()
+                    fn(x, **kw)
+                    return (clock() - t0) * 1e-6
+                return timer
+            xr = x.detach().requires_grad_()
+
+            def timer():
+                xr.grad = None
+                y = fn(xr, **kw)
+                t0 = clock()
+                y.backward(g)
+                return (clock() - t0) * 1e-6
+            return timer
+        return make_timer
+
+    def preallocated():
+        """The aten .out / .grad_input overload into a preallocated output (bench/compare.py's
+        PyTorch call): the kernel alone, through the dispatcher."""
+        def make_timer():
+            call = make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype,
+                                   channels_last)
+
+            def timer():
+                t0 = clock()
+                call()
+                return (clock() - t0) * 1e-6
+            return timer
+        return make_timer
+
+    return {"stock": functional(F.interpolate), "upsample": functional(upsample.interpolate),
+            "installed": functional(F.interpolate), "stock out": preallocated(),
+            "installed out": preallocated()}
 
 
-def measure(variants, direction, target_ms):
+def install_state(name):
+    return upsample.installed() if name.startswith("installed") else _nothing()
+
+
+def measure(variants, target_ms):
     """(median, min) ms per variant, or an error text where the call fails (stock float16)."""
-    results, times, reps = {}, {}, None
-    for name, call in variants.items():
+    results, timers, times, reps = {}, {}, {}, None
+    for name, make_timer in variants.items():
         try:
-            with (upsample.installed() if name == "installed" else _nothing()):
+            with install_state(name):
+                timers[name] = make_timer()
                 for _ in range(WARMUP):
-                    time_one(call, direction)
-                probe = time_one(call, direction)
+                    timers[name]()
+                probe = timers[name]()
         except RuntimeError as e:
             results[name] = str(e).splitlines()[0]
+            timers.pop(name, None)
             continue
         times[name] = []
         if reps is None:
             reps = int(min(2000, max(6, target_ms / max(probe, 1e-3))))
     for _ in range(ROUNDS):
-        for name in times:
-            with (upsample.installed() if name == "installed" else _nothing()):
+        for name, timer in timers.items():
+            with install_state(name):
                 for _ in range(max(2, reps // ROUNDS)):
-                    times[name].append(time_one(variants[name], direction))
+                    times[name].append(timer())
     for name, t in times.items():
         results[name] = (statistics.median(t), min(t))
     return results, reps
@@ -139,7 +165,7 @@ def overhead_rows(rounds=5, calls=2000):
         for _ in range(rounds):
             for name, fn in (("stock", F.interpolate), ("upsample", upsample.interpolate),
                              ("installed", F.interpolate)):
-                with (upsample.installed() if name == "installed" else _nothing()):
+                with install_state(name):
                     for _ in range(200):
                         fn(x, size=(64, 64), **kw)
                     t0 = time.perf_counter_ns()
@@ -164,16 +190,17 @@ def main():
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
 
     header_row = ("| W | operator | stock ms | upsample.interpolate ms | installed F.interpolate ms "
-                  "| speed-up upsample | speed-up installed | reps |")
-    rule = "|---|---|---|---|---|---|---|---|"
+                  "| speed-up upsample | speed-up installed | stock .out ms | installed .out ms "
+                  "| speed-up .out | reps |")
+    rule = "|---|---|---|---|---|---|---|---|---|---|---|"
     rows = []
     notes = []
     for name, what, kind, direction, in_sizes, out_spatial, dtype, cl in WORKLOADS:
         if wanted and name.upper() not in wanted:
             continue
         variants = make_case(kind, direction, in_sizes, out_spatial, dtype, cl)
-        res, reps = measure(variants, direction, args.target_ms)
-        for v in ("stock", "upsample", "installed"):
+        res, reps = measure(variants, args.target_ms)
+        for v in VARIANTS:
             if isinstance(res[v], str):
                 notes.append("%s %s: %s" % (name, v, res[v]))
         rows.append((name, what, res, reps))
@@ -182,13 +209,17 @@ def main():
     def table(stat):
         out = [header_row, rule]
         for name, what, res, reps in rows:
-            cells = ["unsupported" if isinstance(res[v], str) else fmt_ms(res[v][stat])
-                     for v in ("stock", "upsample", "installed")]
-            speed = ["–" if isinstance(res["stock"], str) or isinstance(res[v], str)
-                     else "%.2f×" % (res["stock"][stat] / res[v][stat])
-                     for v in ("upsample", "installed")]
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %d |" % (
-                name, what, cells[0], cells[1], cells[2], speed[0], speed[1], reps))
+            def ms(v):
+                return "unsupported" if isinstance(res[v], str) else fmt_ms(res[v][stat])
+
+            def speedup(base, v):
+                if isinstance(res[base], str) or isinstance(res[v], str):
+                    return "–"
+                return "%.2f×" % (res[base][stat] / res[v][stat])
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
+                name, what, ms("stock"), ms("upsample"), ms("installed"),
+                speedup("stock", "upsample"), speedup("stock", "installed"), ms("stock out"),
+                ms("installed out"), speedup("stock out", "installed out"), reps))
         return out
 
     lines = ["Median of the single-call timings:", ""] + table(0)
