@@ -209,6 +209,20 @@ class AxisWeights {
   // forward row's tap order (a row may read one source index several times).
   template <class Sink>
   void transposed_row(int64_t src, Sink&& sink) const {
+    if (kind_ != Kind::kAntialias && kind_ != Kind::kArea) {
+      // Rows of at most four taps, never empty: the first tap tells when the rows have moved
+      // past `src`, so each row is generated once.
+      for (int64_t o = first_row_reading(src); o < rows(); ++o) {
+        bool first = true, past = false;
+        row(o, [&](int64_t index, W weight) {
+          if (first) past = index > src;
+          first = false;
+          if (index == src) sink(o, weight);
+        });
+        if (past) break;
+      }
+      return;
+    }
     for (int64_t o = first_row_reading(src); o < rows(); ++o) {
       int64_t first, last, count;
       row_bounds(o, &first, &last, &count);
