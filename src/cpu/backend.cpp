@@ -38,7 +38,8 @@ struct CompiledStep {
   PassFn<W> fn = nullptr;
   PassArgs<W> args;
   int64_t items = 0;
-  int64_t work = 0;  // elements written times taps: keeps small steps on one thread
+  int64_t work = 0;           // elements written times taps: keeps small steps on one thread
+  int64_t scratch_bytes = 0;  // per thread
   // Bytes of the step's input and output per slice (plane mode).
   int64_t in_slice_bytes = 0;
   int64_t out_slice_bytes = 0;
@@ -82,16 +83,21 @@ class Program final : public core::Executable {
       const void* in = resolve(s.step.in, src, dst, ws);
       void* out = const_cast<void*>(resolve(s.step.out, src, dst, ws));
       const int64_t by_work = std::max<int64_t>(1, s.work / (1 << 14));
-      const int team = static_cast<int>(std::min<int64_t>({threads, s.items, by_work}));
+      const int team =
+          static_cast<int>(std::min<int64_t>({threads, s.items, by_work, scratch_slots_}));
       // Static contiguous chunks; each item is computed entirely by one thread with the table's
       // fixed summation order, so the result does not depend on `team`.
-#pragma omp parallel num_threads(team) if (team > 1)
+      if (team <= 1) {  // no parallel region at all: its set-up dominates small steps
+        s.fn(s.args, in, out, 0, s.items, scratch(ws, 0));
+        continue;
+      }
+#pragma omp parallel num_threads(team)
       {
         const int nt = omp_get_num_threads();
         const int tid = omp_get_thread_num();
         const int64_t begin = s.items * tid / nt;
         const int64_t end = s.items * (tid + 1) / nt;
-        if (begin < end) s.fn(s.args, in, out, begin, end);
+        if (begin < end) s.fn(s.args, in, out, begin, end, scratch(ws, tid));
       }
     }
     return Status::Ok();
@@ -142,6 +148,7 @@ class Program final : public core::Executable {
       held_bytes_ += bytes_held(*tables_.back());
     }
     c.items = choice.items(choice.shape);
+    c.scratch_bytes = choice.scratch_bytes;
     const PassShape& s = step.shape;
     c.work = s.outer * s.rows * s.inner * std::max<int64_t>(1, axis.max_taps);
     const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
@@ -171,14 +178,28 @@ class Program final : public core::Executable {
     }
     request.slice_scratch = std::max(slice_region[0], slice_region[1]);
     strategy_ = choose_strategy(request);
-    if (!strategy_.planes) return;
-    slot_region_offset_[0] = 0;
-    slot_region_offset_[1] = align_up(static_cast<size_t>(slice_region[0] * strategy_.block));
-    slot_bytes_ =
-        slot_region_offset_[1] + align_up(static_cast<size_t>(slice_region[1] * strategy_.block));
-    // Tensor mode stays available (run() picks per call), so the workspace covers both.
-    workspace_bytes_ =
-        std::max(workspace_bytes_, slot_bytes_ * static_cast<size_t>(strategy_.slots));
+    if (strategy_.planes) {
+      slot_region_offset_[0] = 0;
+      slot_region_offset_[1] = align_up(static_cast<size_t>(slice_region[0] * strategy_.block));
+      slot_bytes_ =
+          slot_region_offset_[1] + align_up(static_cast<size_t>(slice_region[1] * strategy_.block));
+      // Tensor mode stays available (run() picks per call), so the workspace covers both.
+      workspace_bytes_ =
+          std::max(workspace_bytes_, slot_bytes_ * static_cast<size_t>(strategy_.slots));
+    }
+    // Each thread's kernel scratch, after everything else; it bounds the team size.
+    int64_t scratch = 0;
+    for (const CompiledStep<W>& s : steps_) scratch = std::max(scratch, s.scratch_bytes);
+    if (scratch > 0) {
+      scratch_bytes_ = align_up(static_cast<size_t>(scratch));
+      scratch_slots_ = std::clamp(default_threads(), 1, 64);
+      scratch_offset_ = workspace_bytes_;
+      workspace_bytes_ += scratch_bytes_ * static_cast<size_t>(scratch_slots_);
+    }
+  }
+
+  void* scratch(unsigned char* ws, int tid) const {
+    return scratch_bytes_ == 0 ? nullptr : ws + scratch_offset_ + tid * scratch_bytes_;
   }
 
   const void* resolve(core::Buffer b, const void* src, void* dst, unsigned char* ws) const {
@@ -200,12 +221,9 @@ class Program final : public core::Executable {
   void run_planes(const void* src, void* dst, unsigned char* ws, int threads) const {
     const int64_t batch = plan_.batch;
     const int64_t by_work = std::max<int64_t>(1, plan_.dst.numel() / (1 << 14));
-    const int team =
-        static_cast<int>(std::min<int64_t>({threads, strategy_.slots, batch, by_work}));
-#pragma omp parallel num_threads(team) if (team > 1)
-    {
-      const int nt = omp_get_num_threads();
-      const int tid = omp_get_thread_num();
+    const int team = static_cast<int>(
+        std::min<int64_t>({threads, strategy_.slots, batch, by_work, scratch_slots_}));
+    auto slices = [&](int tid, int nt) {
       unsigned char* slot = ws + static_cast<size_t>(tid) * slot_bytes_;
       const int64_t first = batch * tid / nt;
       const int64_t last = batch * (tid + 1) / nt;
@@ -218,10 +236,13 @@ class Program final : public core::Executable {
           void* out = s.step.out == core::Buffer::kDst
                           ? static_cast<unsigned char*>(dst) + b0 * s.out_slice_bytes
                           : static_cast<void*>(slot + slot_offset(s.step.out));
-          s.fn(s.args, in, out, 0, s.items / batch * nb);
+          s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
         }
       }
-    }
+    };
+    if (team <= 1) return slices(0, 1);
+#pragma omp parallel num_threads(team)
+    slices(omp_get_thread_num(), omp_get_num_threads());
   }
 
   size_t slot_offset(core::Buffer b) const {
@@ -237,6 +258,9 @@ class Program final : public core::Executable {
   size_t workspace_bytes_ = 0;
   size_t slot_bytes_ = 0;
   size_t slot_region_offset_[2] = {0, 0};
+  size_t scratch_offset_ = 0;
+  size_t scratch_bytes_ = 0;
+  int64_t scratch_slots_ = INT64_MAX;  // no scratch: no bound on the team
   int64_t held_bytes_ = 0;
 };
 

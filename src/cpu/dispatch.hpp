@@ -26,11 +26,12 @@ struct PassChoice {
   const char* kernel = "";
   PassFn<W> fn = nullptr;
   int64_t (*items)(const PassShape&) = nullptr;
-  PassShape shape;           // as the kernel sees it (interleaving flattens channels into rows)
-  int64_t interleave = 1;    // the table is interleaved over groups of this many elements
-  bool needs_table = false;  // the kernel reads a materialised PassTable
-  bool padded = false;       // ... with its padded and windowed forms
-  std::string declined;      // "candidate: reason; ..." for the candidates tried before
+  PassShape shape;            // as the kernel sees it (interleaving flattens channels into rows)
+  int64_t interleave = 1;     // the table is interleaved over groups of this many elements
+  bool needs_table = false;   // the kernel reads a materialised PassTable
+  bool padded = false;        // ... with its padded and windowed forms
+  int64_t scratch_bytes = 0;  // private scratch each thread needs (workspace)
+  std::string declined;       // "candidate: reason; ..." for the candidates tried before
 };
 
 template <typename W>

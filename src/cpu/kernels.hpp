@@ -74,9 +74,11 @@ struct PassArgs {
   core::CopyShape copy;                 // copy kernels
 };
 
+// Computes items [begin, end) of a step. `scratch`: the calling thread's private scratch of the
+// size the kernel's dispatch choice asked for (null when it asked for none).
 template <typename W>
 using PassFn = void (*)(const PassArgs<W>& args, const void* src, void* dst, int64_t begin,
-                        int64_t end);
+                        int64_t end, void* scratch);
 
 // Output r of a horizontal pass over source row x, in the contract's order. `consecutive`: every
 // row's taps are consecutive source indices, walked with a pointer instead of loaded indices.

@@ -12,7 +12,7 @@ namespace {
 // Vertical shape: the accumulator lives in a fixed stack chunk (execute() allocates nothing).
 template <typename Tin, typename Tout, typename W>
 void vertical_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                     int64_t end) {
+                     int64_t end, void* /* scratch */) {
   constexpr int64_t kChunk = 256;
   const PassShape& s = a.shape;
   const AxisTable<W>& t = a.table->table;
@@ -50,7 +50,7 @@ void vertical_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64
 
 template <typename Tin, typename Tout, typename W>
 void horizontal_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                       int64_t end) {
+                       int64_t end, void* /* scratch */) {
   const PassShape& s = a.shape;
   const PassTable<W>& p = *a.table;
   const Tin* src = static_cast<const Tin*>(src_v);
@@ -78,7 +78,7 @@ void visit_row(const core::Axis<W>& axis, int64_t r, Sink&& sink) {
 
 template <typename Tin, typename Tout, typename W>
 void streamed_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                     int64_t end) {
+                     int64_t end, void* /* scratch */) {
   constexpr int64_t kChunk = 256;
   const PassShape& s = a.shape;
   const Tin* src = static_cast<const Tin*>(src_v);
@@ -113,7 +113,7 @@ struct Bytes {
 
 template <typename T, typename W>
 void gather_copy_horizontal(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                            int64_t end) {
+                            int64_t end, void* /* scratch */) {
   const PassShape& s = a.shape;
   const int64_t* index = a.table->table.index.data();
   const T* src = static_cast<const T*>(src_v);
@@ -127,7 +127,7 @@ void gather_copy_horizontal(const PassArgs<W>& a, const void* src_v, void* dst_v
 
 template <typename T, typename W>
 void gather_copy_vertical(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                          int64_t end) {
+                          int64_t end, void* /* scratch */) {
   const PassShape& s = a.shape;
   const int64_t* index = a.table->table.index.data();
   const T* src = static_cast<const T*>(src_v);
@@ -145,7 +145,7 @@ void gather_copy_vertical(const PassArgs<W>& a, const void* src_v, void* dst_v, 
 
 template <typename T, typename W>
 void streamed_gather_copy_kernel(const PassArgs<W>& a, const void* src_v, void* dst_v,
-                                 int64_t begin, int64_t end) {
+                                 int64_t begin, int64_t end, void* /* scratch */) {
   const PassShape& s = a.shape;
   const T* src = static_cast<const T*>(src_v);
   T* dst = static_cast<T*>(dst_v);
@@ -161,7 +161,7 @@ void streamed_gather_copy_kernel(const PassArgs<W>& a, const void* src_v, void* 
 // Item = one index of all dims but the last; the last dim is copied in a loop.
 template <typename W>
 void strided_copy_kernel(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin,
-                         int64_t end) {
+                         int64_t end, void* /* scratch */) {
   const core::CopyShape& c = a.copy;
   const auto* in = static_cast<const unsigned char*>(src_v);
   auto* out = static_cast<unsigned char*>(dst_v);
@@ -218,20 +218,20 @@ PassFn<W> pick(DType in, DType out) {
 
 template <typename Tin, typename Tout, typename W>
 struct Vertical {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    vertical_scalar<Tin, Tout, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    vertical_scalar<Tin, Tout, W>(a, s, d, b, e, x);
   }
 };
 template <typename Tin, typename Tout, typename W>
 struct Horizontal {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    horizontal_scalar<Tin, Tout, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    horizontal_scalar<Tin, Tout, W>(a, s, d, b, e, x);
   }
 };
 template <typename Tin, typename Tout, typename W>
 struct Streamed {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    streamed_scalar<Tin, Tout, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    streamed_scalar<Tin, Tout, W>(a, s, d, b, e, x);
   }
 };
 
@@ -250,20 +250,20 @@ PassFn<W> by_size(size_t elem_size) {
 }
 template <typename T, typename W>
 struct CopyH {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    gather_copy_horizontal<T, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    gather_copy_horizontal<T, W>(a, s, d, b, e, x);
   }
 };
 template <typename T, typename W>
 struct CopyV {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    gather_copy_vertical<T, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    gather_copy_vertical<T, W>(a, s, d, b, e, x);
   }
 };
 template <typename T, typename W>
 struct CopyStreamed {
-  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e) {
-    streamed_gather_copy_kernel<T, W>(a, s, d, b, e);
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    streamed_gather_copy_kernel<T, W>(a, s, d, b, e, x);
   }
 };
 

@@ -130,8 +130,8 @@ HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
 // ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
 
 template <typename Tin, typename Tout>
-void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
-              int64_t end) {
+void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin, int64_t end,
+              void* /* scratch */) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const PassShape& s = a.shape;
@@ -198,7 +198,7 @@ HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF a
 
 template <typename Tin, typename Tout>
 void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
-                int64_t end) {
+                int64_t end, void* /* scratch */) {
   const DF d;
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));

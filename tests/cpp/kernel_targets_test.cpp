@@ -55,7 +55,7 @@ std::vector<unsigned char> run_kernel(PassFn<float> fn, const PassArgs<float>& a
                                       int64_t items, const std::vector<unsigned char>& src,
                                       int64_t dst_elems) {
   std::vector<unsigned char> dst(static_cast<size_t>(dst_elems) * dtype_size(out), 0xCD);
-  fn(args, src.data(), dst.data(), 0, items);
+  fn(args, src.data(), dst.data(), 0, items, nullptr);
   return dst;
 }
 
