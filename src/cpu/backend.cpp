@@ -1,14 +1,12 @@
+// Compiling a core::Plan for the CPU: kernel-ready tables and a kernel per step (dispatch.cpp),
+// fused step pairs, the execution strategy and the workspace layout.
 #include "cpu/backend.hpp"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <sstream>
 #include <utility>
-#include <vector>
 
-#include "cpu/dispatch.hpp"
-#include "cpu/kernels.hpp"
+#include "cpu/program.hpp"
 #include "cpu/threads.hpp"
 
 namespace upsample::cpu {
@@ -16,6 +14,9 @@ namespace {
 
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// Intermediate rows a thread of a fused pair keeps: about half of a typical L2.
+constexpr int64_t kFusedRowsBytes = int64_t{384} << 10;
 
 template <typename T>
 int64_t vector_bytes(const std::vector<T>& v) {
@@ -31,21 +32,6 @@ int64_t bytes_held(const PassTable<W>& p) {
 }
 
 template <typename W>
-struct CompiledStep {
-  core::Step step;  // as planned
-  const char* kernel = "";
-  std::string declined;
-  PassFn<W> fn = nullptr;
-  PassArgs<W> args;
-  int64_t items = 0;
-  int64_t work = 0;           // elements written times taps: keeps small steps on one thread
-  int64_t scratch_bytes = 0;  // per thread
-  // Bytes of the step's input and output per slice (plane mode).
-  int64_t in_slice_bytes = 0;
-  int64_t out_slice_bytes = 0;
-};
-
-template <typename W>
 PassRequest<W> request_for(const core::Plan<W>& plan, const core::Step& step) {
   PassRequest<W> r;
   r.step = &step;
@@ -54,217 +40,220 @@ PassRequest<W> request_for(const core::Plan<W>& plan, const core::Step& step) {
   return r;
 }
 
-template <typename W>
-class Program final : public core::Executable {
- public:
-  explicit Program(core::Plan<W>&& plan) : plan_(std::move(plan)) {
-    const SimdKernels& simd = simd_kernels();
-    target_ = simd.target;
-    for (const core::Step& step : plan_.steps) steps_.push_back(compile_step(step, simd.lanes));
-    layout_workspace();
-  }
-
-  size_t workspace_bytes() const override { return workspace_bytes_; }
-  int64_t held_bytes() const override { return held_bytes_; }
-
-  Status run(const void* src, void* dst, void* workspace, const ExecContext& ctx) const override {
-    const int threads = resolve_threads(ctx.num_threads);
-    auto* ws = static_cast<unsigned char*>(workspace);
-    // Plane mode unless the slices would split unevenly between threads (e.g. 3 slices on 2
-    // threads): then every step is split by rows instead. Both give the same bits.
-    if (strategy_.planes) {
-      const int64_t team = std::min<int64_t>({threads, strategy_.slots, plan_.batch});
-      if (plan_.batch % team == 0 || plan_.batch >= 4 * team) {
-        run_planes(src, dst, ws, threads);
-        return Status::Ok();
-      }
-    }
-    for (const CompiledStep<W>& s : steps_) {
-      const void* in = resolve(s.step.in, src, dst, ws);
-      void* out = const_cast<void*>(resolve(s.step.out, src, dst, ws));
-      const int64_t by_work = std::max<int64_t>(1, s.work / (1 << 14));
-      const int team =
-          static_cast<int>(std::min<int64_t>({threads, s.items, by_work, scratch_slots_}));
-      // Static contiguous chunks; each item is computed entirely by one thread with the table's
-      // fixed summation order, so the result does not depend on `team`.
-      if (team <= 1) {  // no parallel region at all: its set-up dominates small steps
-        s.fn(s.args, in, out, 0, s.items, scratch(ws, 0));
-        continue;
-      }
-#pragma omp parallel num_threads(team)
-      {
-        const int nt = omp_get_num_threads();
-        const int tid = omp_get_thread_num();
-        const int64_t begin = s.items * tid / nt;
-        const int64_t end = s.items * (tid + 1) / nt;
-        if (begin < end) s.fn(s.args, in, out, begin, end, scratch(ws, tid));
-      }
-    }
-    return Status::Ok();
-  }
-
-  std::string describe() const override {
-    std::ostringstream os;
-    os << "backend cpu simd " << target_ << "\n  " << strategy_.why << "; workspace "
-       << workspace_bytes_ << " bytes; tables " << held_bytes_ << " bytes";
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      const CompiledStep<W>& s = steps_[i];
-      os << "\n  step " << i << ": " << core::describe_step(s.step);
-      if (s.step.kind == core::Step::Kind::kResample) {
-        const core::Axis<W>& axis = plan_.axes[s.step.axis];
-        os << " dim " << axis.dim << (axis.transposed ? " transposed" : "")
-           << " taps<=" << axis.max_taps << (axis.materialized ? "" : " streamed");
-      }
-      os << "\n    kernel " << s.kernel;
-      if (!s.declined.empty()) os << " (declined: " << s.declined << ")";
-    }
-    return os.str();
-  }
-
- private:
-  CompiledStep<W> compile_step(const core::Step& step, int64_t lanes) {
-    CompiledStep<W> c;
-    c.step = step;
-    if (step.kind == core::Step::Kind::kCopy) {
-      c.kernel = "strided_copy";
-      c.fn = strided_copy<W>();
-      c.args.copy = step.copy;
-      c.items = copy_items(step.copy);
-      c.work = c.items * step.copy.sizes[step.copy.rank - 1];
-      return c;
-    }
-    const PassChoice<W> choice = choose_pass_kernel(request_for(plan_, step));
-    core::Axis<W>& axis = plan_.axes[step.axis];
-    c.kernel = choice.kernel;
-    c.declined = choice.declined;
-    c.fn = choice.fn;
-    c.args.shape = choice.shape;
-    c.args.axis = &axis;
-    if (choice.needs_table) {
-      AxisTable<W> table = std::move(axis.table);
-      if (choice.interleave > 1) table = interleave(table, choice.interleave);
-      tables_.push_back(std::make_unique<PassTable<W>>(std::move(table), choice.padded, lanes));
-      c.args.table = tables_.back().get();
-      held_bytes_ += bytes_held(*tables_.back());
-    }
-    c.items = choice.items(choice.shape);
-    c.scratch_bytes = choice.scratch_bytes;
-    const PassShape& s = step.shape;
-    c.work = s.outer * s.rows * s.inner * std::max<int64_t>(1, axis.max_taps);
-    const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
-    const int64_t out_size = static_cast<int64_t>(dtype_size(step.out_type));
-    c.in_slice_bytes = s.outer * s.src_len * s.inner / plan_.batch * in_size;
-    c.out_slice_bytes = s.outer * s.rows * s.inner / plan_.batch * out_size;
-    return c;
-  }
-
-  void layout_workspace() {
-    region_offset_[0] = 0;
-    region_offset_[1] = align_up(static_cast<size_t>(plan_.region_bytes[0]));
-    workspace_bytes_ = region_offset_[1] + align_up(static_cast<size_t>(plan_.region_bytes[1]));
-    StrategyRequest request;
-    request.batch = plan_.batch;
-    int64_t slice_region[2] = {0, 0};
-    for (const CompiledStep<W>& s : steps_) {
-      if (s.step.kind == core::Step::Kind::kCopy) {
-        request.has_copies = true;
-        continue;
-      }
-      ++request.passes;
-      const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
-      if (s.step.out == core::Buffer::kRegion0 || s.step.out == core::Buffer::kRegion1) {
-        slice_region[region] = std::max(slice_region[region], s.out_slice_bytes);
-      }
-    }
-    request.slice_scratch = std::max(slice_region[0], slice_region[1]);
-    strategy_ = choose_strategy(request);
-    if (strategy_.planes) {
-      slot_region_offset_[0] = 0;
-      slot_region_offset_[1] = align_up(static_cast<size_t>(slice_region[0] * strategy_.block));
-      slot_bytes_ =
-          slot_region_offset_[1] + align_up(static_cast<size_t>(slice_region[1] * strategy_.block));
-      // Tensor mode stays available (run() picks per call), so the workspace covers both.
-      workspace_bytes_ =
-          std::max(workspace_bytes_, slot_bytes_ * static_cast<size_t>(strategy_.slots));
-    }
-    // Each thread's kernel scratch, after everything else; it bounds the team size.
-    int64_t scratch = 0;
-    for (const CompiledStep<W>& s : steps_) scratch = std::max(scratch, s.scratch_bytes);
-    if (scratch > 0) {
-      scratch_bytes_ = align_up(static_cast<size_t>(scratch));
-      scratch_slots_ = std::clamp(default_threads(), 1, 64);
-      scratch_offset_ = workspace_bytes_;
-      workspace_bytes_ += scratch_bytes_ * static_cast<size_t>(scratch_slots_);
-    }
-  }
-
-  void* scratch(unsigned char* ws, int tid) const {
-    return scratch_bytes_ == 0 ? nullptr : ws + scratch_offset_ + tid * scratch_bytes_;
-  }
-
-  const void* resolve(core::Buffer b, const void* src, void* dst, unsigned char* ws) const {
-    switch (b) {
-      case core::Buffer::kSrc:
-        return src;
-      case core::Buffer::kDst:
-        return dst;
-      case core::Buffer::kRegion0:
-        return ws + region_offset_[0];
-      case core::Buffer::kRegion1:
-        return ws + region_offset_[1];
-    }
-    return nullptr;
-  }
-
-  // Plane mode: each thread takes a contiguous range of slices and runs every step on blocks of
-  // them. A slice's result does not depend on how slices are grouped into blocks or threads.
-  void run_planes(const void* src, void* dst, unsigned char* ws, int threads) const {
-    const int64_t batch = plan_.batch;
-    const int64_t by_work = std::max<int64_t>(1, plan_.dst.numel() / (1 << 14));
-    const int team = static_cast<int>(
-        std::min<int64_t>({threads, strategy_.slots, batch, by_work, scratch_slots_}));
-    auto slices = [&](int tid, int nt) {
-      unsigned char* slot = ws + static_cast<size_t>(tid) * slot_bytes_;
-      const int64_t first = batch * tid / nt;
-      const int64_t last = batch * (tid + 1) / nt;
-      for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
-        const int64_t nb = std::min(strategy_.block, last - b0);
-        for (const CompiledStep<W>& s : steps_) {
-          const void* in = s.step.in == core::Buffer::kSrc
-                               ? static_cast<const unsigned char*>(src) + b0 * s.in_slice_bytes
-                               : static_cast<const void*>(slot + slot_offset(s.step.in));
-          void* out = s.step.out == core::Buffer::kDst
-                          ? static_cast<unsigned char*>(dst) + b0 * s.out_slice_bytes
-                          : static_cast<void*>(slot + slot_offset(s.step.out));
-          s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
-        }
-      }
-    };
-    if (team <= 1) return slices(0, 1);
-#pragma omp parallel num_threads(team)
-    slices(omp_get_thread_num(), omp_get_num_threads());
-  }
-
-  size_t slot_offset(core::Buffer b) const {
-    return b == core::Buffer::kRegion1 ? slot_region_offset_[1] : slot_region_offset_[0];
-  }
-
-  core::Plan<W> plan_;
-  std::vector<std::unique_ptr<PassTable<W>>> tables_;
-  std::vector<CompiledStep<W>> steps_;
-  Strategy strategy_;
-  std::string target_;
-  size_t region_offset_[2] = {0, 0};
-  size_t workspace_bytes_ = 0;
-  size_t slot_bytes_ = 0;
-  size_t slot_region_offset_[2] = {0, 0};
-  size_t scratch_offset_ = 0;
-  size_t scratch_bytes_ = 0;
-  int64_t scratch_slots_ = INT64_MAX;  // no scratch: no bound on the team
-  int64_t held_bytes_ = 0;
-};
+bool is_region(core::Buffer b) {
+  return b == core::Buffer::kRegion0 || b == core::Buffer::kRegion1;
+}
 
 }  // namespace
+
+template <typename W>
+Program<W>::Program(core::Plan<W>&& plan) : plan_(std::move(plan)) {
+  const SimdKernels& simd = simd_kernels();
+  target_ = simd.target;
+  for (const core::Step& step : plan_.steps) steps_.push_back(compile_step(step, simd.lanes));
+  layout_workspace();
+}
+
+template <typename W>
+CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) {
+  CompiledStep<W> c;
+  c.step = step;
+  if (step.kind == core::Step::Kind::kCopy) {
+    c.kernel = "strided_copy";
+    c.fn = strided_copy<W>();
+    c.args.copy = step.copy;
+    c.items = copy_items(step.copy);
+    c.work = c.items * step.copy.sizes[step.copy.rank - 1];
+    return c;
+  }
+  const PassChoice<W> choice = choose_pass_kernel(request_for(plan_, step));
+  core::Axis<W>& axis = plan_.axes[step.axis];
+  c.kernel = choice.kernel;
+  c.declined = choice.declined;
+  c.fn = choice.fn;
+  c.args.shape = choice.shape;
+  c.args.axis = &axis;
+  if (choice.needs_table) {
+    AxisTable<W> table = std::move(axis.table);
+    if (choice.interleave > 1) table = interleave(table, choice.interleave);
+    tables_.push_back(std::make_unique<PassTable<W>>(std::move(table), choice.padded, lanes));
+    c.args.table = tables_.back().get();
+    held_bytes_ += bytes_held(*tables_.back());
+  }
+  c.items = choice.items(choice.shape);
+  c.scratch_bytes = choice.scratch_bytes;
+  const PassShape& s = step.shape;
+  c.work = s.outer * s.rows * s.inner * std::max<int64_t>(1, axis.max_taps);
+  const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
+  const int64_t out_size = static_cast<int64_t>(dtype_size(step.out_type));
+  c.in_slice_bytes = s.outer * s.src_len * s.inner / plan_.batch * in_size;
+  c.out_slice_bytes = s.outer * s.rows * s.inner / plan_.batch * out_size;
+  return c;
+}
+
+// Fuses steps a and b when b is a vertical kernel over a materialised table reading exactly the
+// rows a writes (a's axis is the dim inside b's, so b's inner is one of a's rows).
+template <typename W>
+bool Program<W>::fuse_pair(size_t ia, size_t ib) {
+  CompiledStep<W>& a = steps_[ia];
+  CompiledStep<W>& b = steps_[ib];
+  FusionRequest request;
+  request.a_resample = a.step.kind == core::Step::Kind::kResample;
+  request.b_resample = b.step.kind == core::Step::Kind::kResample;
+  request.connected = is_region(a.step.out) && a.step.out == b.step.in;
+  request.b_vertical_table =
+      b.args.table != nullptr && b.args.shape.inner > 1 && b.items == vertical_items(b.args.shape);
+  request.adjacent = request.a_resample && request.b_resample &&
+                     b.step.shape.inner == a.step.shape.rows * a.step.shape.inner &&
+                     a.step.shape.outer == b.step.shape.outer * b.step.shape.src_len;
+  Fused f;
+  f.why = fusion_declines(request);
+  if (!f.why.empty()) return false;
+  f.a = ia;
+  f.b = ib;
+  const PassShape& as = a.step.shape;
+  const PassShape& bs = b.step.shape;
+  f.planes = bs.outer;
+  f.b_src_len = bs.src_len;
+  f.row_bytes = as.rows * as.inner * static_cast<int64_t>(dtype_size(a.step.out_type));
+  f.a_in_row_bytes = as.src_len * as.inner * static_cast<int64_t>(dtype_size(a.step.in_type));
+  f.a_items_per_outer = a.items / a.args.shape.outer;
+  f.b_out_plane_bytes = bs.rows * bs.inner * static_cast<int64_t>(dtype_size(b.step.out_type));
+  // Bands of b's output rows whose intermediate rows fit the budget.
+  const AxisTable<W>& t = b.args.table->table;
+  const int64_t budget_rows =
+      std::max<int64_t>(2, kFusedRowsBytes / std::max<int64_t>(1, f.row_bytes));
+  int64_t band = std::clamp<int64_t>(
+      (budget_rows - b.args.table->max_taps) * bs.rows / std::max<int64_t>(1, bs.src_len), 1,
+      bs.rows);
+  for (;;) {
+    f.band_rows = band;
+    f.bands = (bs.rows + band - 1) / band;
+    f.rows_cap = 1;
+    for (int64_t k = 0; k < f.bands; ++k) {
+      int64_t lo, hi;
+      band_rows_read(t, k * band, std::min((k + 1) * band, bs.rows), &lo, &hi);
+      if (hi >= lo) f.rows_cap = std::max(f.rows_cap, hi - lo + 1);
+    }
+    if (f.rows_cap <= 2 * budget_rows || band == 1) break;
+    band = std::max<int64_t>(1, band / 2);
+  }
+  f.scratch_rows_offset = 0;
+  f.scratch_a_offset = align_up(static_cast<size_t>(f.rows_cap * f.row_bytes));
+  f.scratch_b_offset = f.scratch_a_offset + align_up(static_cast<size_t>(a.scratch_bytes));
+  const size_t bytes = f.scratch_b_offset + align_up(static_cast<size_t>(b.scratch_bytes));
+  std::ostringstream why;
+  why << "fused with the next step: " << f.bands << " band(s) of " << f.band_rows
+      << " rows per plane, up to " << f.rows_cap << " intermediate rows of " << f.row_bytes
+      << " bytes in each thread's scratch";
+  f.why = why.str();
+  a.fused = static_cast<int>(fused_.size());
+  a.scratch_bytes = static_cast<int64_t>(bytes);  // the pair's, through the head
+  b.fused_tail = true;
+  // b now writes while a still reads: when b's output region is a's input, b and every later
+  // step swap the two regions (a's output region is free: the intermediate is in the scratch).
+  if (is_region(a.step.in) && b.step.out == a.step.in) {
+    auto other = [](core::Buffer x) {
+      if (x == core::Buffer::kRegion0) return core::Buffer::kRegion1;
+      if (x == core::Buffer::kRegion1) return core::Buffer::kRegion0;
+      return x;
+    };
+    for (size_t k = ib; k < steps_.size(); ++k) {
+      steps_[k].step.in = other(steps_[k].step.in);
+      steps_[k].step.out = other(steps_[k].step.out);
+    }
+  }
+  fused_.push_back(std::move(f));
+  return true;
+}
+
+template <typename W>
+void Program<W>::fuse_steps() {
+  for (size_t i = 0; i + 1 < steps_.size(); ++i) {
+    if (steps_[i].fused_tail) continue;
+    if (fuse_pair(i, i + 1)) ++i;
+  }
+}
+
+template <typename W>
+void Program<W>::layout_workspace() {
+  StrategyRequest request;
+  request.batch = plan_.batch;
+  int64_t slice_region[2] = {0, 0};
+  for (const CompiledStep<W>& s : steps_) {
+    if (s.step.kind == core::Step::Kind::kCopy) {
+      request.has_copies = true;
+      continue;
+    }
+    ++request.passes;
+    if (is_region(s.step.out)) {
+      const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
+      slice_region[region] = std::max(slice_region[region], s.out_slice_bytes);
+    }
+  }
+  request.slice_scratch = std::max(slice_region[0], slice_region[1]);
+  strategy_ = choose_strategy(request);
+  if (!strategy_.planes || request.passes < 3) {
+    fuse_steps();
+    if (!fused_.empty() && strategy_.planes) {
+      strategy_ = Strategy{};
+      strategy_.why = "tensor mode with fused passes (they keep the intermediate in cache)";
+    }
+  }
+  // The regions the unfused steps write (a fused pair's intermediate lives in the scratch).
+  int64_t region_bytes[2] = {0, 0};
+  for (const CompiledStep<W>& s : steps_) {
+    if (s.fused >= 0 || !is_region(s.step.out)) continue;
+    const PassShape& sh = s.step.shape;
+    const int64_t elements = s.step.kind == core::Step::Kind::kCopy
+                                 ? copy_items(s.step.copy) * s.step.copy.sizes[s.step.copy.rank - 1]
+                                 : sh.outer * sh.rows * sh.inner;
+    const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
+    region_bytes[region] = std::max(region_bytes[region],
+                                    elements * static_cast<int64_t>(dtype_size(s.step.out_type)));
+  }
+  region_offset_[0] = 0;
+  region_offset_[1] = align_up(static_cast<size_t>(region_bytes[0]));
+  workspace_bytes_ = region_offset_[1] + align_up(static_cast<size_t>(region_bytes[1]));
+  if (strategy_.planes) {
+    slot_region_offset_[0] = 0;
+    slot_region_offset_[1] = align_up(static_cast<size_t>(slice_region[0] * strategy_.block));
+    slot_bytes_ =
+        slot_region_offset_[1] + align_up(static_cast<size_t>(slice_region[1] * strategy_.block));
+    // Tensor mode stays available (run() picks per call), so the workspace covers both.
+    workspace_bytes_ =
+        std::max(workspace_bytes_, slot_bytes_ * static_cast<size_t>(strategy_.slots));
+  }
+  // Each thread's kernel scratch, after everything else; it bounds the team size.
+  int64_t scratch = 0;
+  for (const CompiledStep<W>& s : steps_) scratch = std::max(scratch, s.scratch_bytes);
+  if (scratch > 0) {
+    scratch_bytes_ = align_up(static_cast<size_t>(scratch));
+    scratch_slots_ = std::clamp(default_threads(), 1, 64);
+    scratch_offset_ = workspace_bytes_;
+    workspace_bytes_ += scratch_bytes_ * static_cast<size_t>(scratch_slots_);
+  }
+}
+
+template <typename W>
+std::string Program<W>::describe() const {
+  std::ostringstream os;
+  os << "backend cpu simd " << target_ << "\n  " << strategy_.why << "; workspace "
+     << workspace_bytes_ << " bytes; tables " << held_bytes_ << " bytes";
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const CompiledStep<W>& s = steps_[i];
+    os << "\n  step " << i << ": " << core::describe_step(s.step);
+    if (s.step.kind == core::Step::Kind::kResample) {
+      const core::Axis<W>& axis = plan_.axes[s.step.axis];
+      os << " dim " << axis.dim << (axis.transposed ? " transposed" : "")
+         << " taps<=" << axis.max_taps << (axis.materialized ? "" : " streamed");
+    }
+    os << "\n    kernel " << s.kernel;
+    if (!s.declined.empty()) os << " (declined: " << s.declined << ")";
+    if (s.fused >= 0) os << "\n    " << fused_[static_cast<size_t>(s.fused)].why;
+  }
+  return os.str();
+}
 
 template <typename W>
 int64_t compiled_table_bytes(const core::Plan<W>& plan) {
@@ -283,6 +272,8 @@ std::unique_ptr<core::Executable> compile(core::Plan<W>&& plan) {
   return std::make_unique<Program<W>>(std::move(plan));
 }
 
+template class Program<float>;
+template class Program<double>;
 template int64_t compiled_table_bytes<float>(const core::Plan<float>&);
 template int64_t compiled_table_bytes<double>(const core::Plan<double>&);
 template std::unique_ptr<core::Executable> compile<float>(core::Plan<float>&&);

@@ -195,6 +195,14 @@ template int64_t kernel_table_bytes<float>(const PassChoice<float>&, const core:
 template int64_t kernel_table_bytes<double>(const PassChoice<double>&, const core::Axis<double>&,
                                             int64_t);
 
+std::string fusion_declines(const FusionRequest& r) {
+  if (!r.a_resample || !r.b_resample) return "not two resample steps";
+  if (!r.connected) return "the second step does not read the first one's workspace output";
+  if (!r.b_vertical_table) return "the second step is not a vertical kernel over a table";
+  if (!r.adjacent) return "the second step's rows are not the first one's output rows";
+  return "";
+}
+
 Strategy choose_strategy(const StrategyRequest& r) {
   constexpr int64_t kMaxSliceScratch = 2 << 20;  // per region, one slice
   constexpr int64_t kBlockScratch = 256 << 10;   // target per region, one block

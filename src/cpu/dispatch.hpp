@@ -42,6 +42,17 @@ PassChoice<W> choose_pass_kernel(const PassRequest<W>& request);
 template <typename W>
 int64_t kernel_table_bytes(const PassChoice<W>& choice, const core::Axis<W>& axis, int64_t lanes);
 
+// Whether two consecutive steps run fused (program.hpp, Fused).
+struct FusionRequest {
+  bool a_resample = false;
+  bool b_resample = false;
+  bool connected = false;         // a writes a workspace region that b reads
+  bool b_vertical_table = false;  // b runs a vertical kernel over a materialised table
+  bool adjacent = false;          // b's inner is exactly one of a's output rows
+};
+// "" when the pair fuses, else why not.
+std::string fusion_declines(const FusionRequest& request);
+
 struct StrategyRequest {
   int passes = 0;             // resample steps
   bool has_copies = false;    // layout copy steps (strided, not sliceable)

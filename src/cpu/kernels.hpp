@@ -72,6 +72,9 @@ struct PassArgs {
   const PassTable<W>* table = nullptr;  // materialised-table kernels
   const core::Axis<W>* axis = nullptr;  // streaming kernels: the row generator
   core::CopyShape copy;                 // copy kernels
+  // Vertical kernels: source row `index_bias` is the first row of `src` (a fused pass hands
+  // them a window of the intermediate's rows).
+  int64_t index_bias = 0;
 };
 
 // Computes items [begin, end) of a step. `scratch`: the calling thread's private scratch of the

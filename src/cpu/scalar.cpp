@@ -35,12 +35,12 @@ void vertical_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64
         std::fill(acc, acc + n, W(0));
       } else {
         const W w = t.weight[e0];
-        const Tin* x = src_plane + t.index[e0] * s.inner + i0;
+        const Tin* x = src_plane + (t.index[e0] - a.index_bias) * s.inner + i0;
         for (int64_t i = 0; i < n; ++i) acc[i] = w * load_as<W>(x + i);
       }
       for (int64_t e = e0 + 1; e < e1; ++e) {
         const W w = t.weight[e];
-        const Tin* x = src_plane + t.index[e] * s.inner + i0;
+        const Tin* x = src_plane + (t.index[e] - a.index_bias) * s.inner + i0;
         for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + w * load_as<W>(x + i);
       }
       for (int64_t i = 0; i < n; ++i) store_from(out + i0 + i, acc[i]);
@@ -138,7 +138,7 @@ void gather_copy_vertical(const PassArgs<W>& a, const void* src_v, void* dst_v, 
       r = 0;
       ++o;
     }
-    std::memcpy(dst + item * s.inner, src + (o * s.src_len + index[r]) * s.inner,
+    std::memcpy(dst + item * s.inner, src + (o * s.src_len + index[r] - a.index_bias) * s.inner,
                 static_cast<size_t>(s.inner) * sizeof(T));
   }
 }

@@ -152,13 +152,13 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       for (int64_t i = 0; i < s.inner; ++i) store_from(out + i, 0.0f);
       continue;
     }
-    const Tin* x0 = plane + t.index[e0] * s.inner;
+    const Tin* x0 = plane + (t.index[e0] - a.index_bias) * s.inner;
     const float w0 = t.weight[e0];
     int64_t i = 0;
     for (; i + lanes <= s.inner; i += lanes) {
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        const Tin* x = plane + t.index[e] * s.inner;
+        const Tin* x = plane + (t.index[e] - a.index_bias) * s.inner;
         acc = hn::Add(acc, hn::Mul(hn::Set(d, t.weight[e]), load(d, x + i)));
       }
       store(acc, d, out + i);
@@ -166,7 +166,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     for (; i < s.inner; ++i) {
       float acc = w0 * load_as<float>(x0 + i);
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        acc = acc + t.weight[e] * load_as<float>(plane + t.index[e] * s.inner + i);
+        acc = acc + t.weight[e] * load_as<float>(plane + (t.index[e] - a.index_bias) * s.inner + i);
       }
       store_from(out + i, acc);
     }

@@ -1,0 +1,188 @@
+// Running a compiled Program: the step list (each step, or fused pair, split between OpenMP
+// threads in static contiguous chunks), or plane mode. Each output element is computed by one
+// thread with the table's fixed summation order, so no choice here changes a bit.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/program.hpp"
+#include "cpu/threads.hpp"
+
+namespace upsample::cpu {
+namespace {
+
+// Runs body(tid, team) on `team` threads; without a parallel region when team is 1 (its set-up
+// dominates small steps).
+template <typename Body>
+void on_threads(int team, Body&& body) {
+  if (team <= 1) return body(0, 1);
+#pragma omp parallel num_threads(team)
+  body(omp_get_thread_num(), omp_get_num_threads());
+}
+
+}  // namespace
+
+template <typename W>
+Status Program<W>::run(const void* src, void* dst, void* workspace, const ExecContext& ctx) const {
+  const int threads = resolve_threads(ctx.num_threads);
+  auto* ws = static_cast<unsigned char*>(workspace);
+  // Plane mode unless the slices would split unevenly between threads (e.g. 3 slices on 2
+  // threads): then every step is split by rows instead. Both give the same bits.
+  if (strategy_.planes) {
+    const int64_t team = std::min<int64_t>({threads, strategy_.slots, plan_.batch});
+    if (plan_.batch % team == 0 || plan_.batch >= 4 * team) {
+      run_planes(src, dst, ws, threads);
+      return Status::Ok();
+    }
+  }
+  run_steps(src, dst, ws, threads);
+  return Status::Ok();
+}
+
+template <typename W>
+void Program<W>::run_steps(const void* src, void* dst, unsigned char* ws, int threads) const {
+  for (const CompiledStep<W>& s : steps_) {
+    if (s.fused_tail) continue;
+    const void* in = resolve(s.step.in, src, dst, ws);
+    if (s.fused >= 0) {
+      const Fused& f = fused_[static_cast<size_t>(s.fused)];
+      const CompiledStep<W>& b = steps_[f.b];
+      run_fused(f, in, const_cast<void*>(resolve(b.step.out, src, dst, ws)), ws, threads);
+      continue;
+    }
+    run_step(s, in, const_cast<void*>(resolve(s.step.out, src, dst, ws)), ws, threads);
+  }
+}
+
+template <typename W>
+void Program<W>::run_step(const CompiledStep<W>& s, const void* in, void* out, unsigned char* ws,
+                          int threads) const {
+  const int64_t by_work = std::max<int64_t>(1, s.work / (1 << 14));
+  const int team = static_cast<int>(std::min<int64_t>({threads, s.items, by_work, scratch_slots_}));
+  on_threads(team, [&](int tid, int nt) {
+    const int64_t begin = s.items * tid / nt;
+    const int64_t end = s.items * (tid + 1) / nt;
+    if (begin < end) s.fn(s.args, in, out, begin, end, scratch(ws, tid));
+  });
+}
+
+// Items are (plane, band) pairs. A thread keeps the intermediate rows of its last band: the next
+// band of the same plane reuses the rows both read (moved to the front), computes the rest.
+template <typename W>
+void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned char* ws,
+                           int threads) const {
+  const CompiledStep<W>& a = steps_[f.a];
+  const CompiledStep<W>& b = steps_[f.b];
+  const int64_t items = f.planes * f.bands;
+  const int64_t by_work = std::max<int64_t>(1, (a.work + b.work) / (1 << 14));
+  const int team = static_cast<int>(std::min<int64_t>({threads, items, by_work, scratch_slots_}));
+  const auto* a_src = static_cast<const unsigned char*>(in);
+  auto* b_dst = static_cast<unsigned char*>(out);
+  on_threads(team, [&](int tid, int nt) {
+    auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
+    unsigned char* rows = thread_scratch + f.scratch_rows_offset;
+    void* a_scratch = thread_scratch + f.scratch_a_offset;
+    void* b_scratch = thread_scratch + f.scratch_b_offset;
+    int64_t cached_plane = -1, cached_lo = 0, cached_hi = -1;
+    PassArgs<W> b_args = b.args;
+    for (int64_t item = items * tid / nt; item < items * (tid + 1) / nt; ++item) {
+      const int64_t plane = item / f.bands, band = item % f.bands;
+      const int64_t r0 = band * f.band_rows;
+      const int64_t r1 = std::min(r0 + f.band_rows, b.step.shape.rows);
+      int64_t lo, hi;
+      band_rows_read(b.args.table->table, r0, r1, &lo, &hi);
+      if (hi >= lo) {
+        int64_t first_new = lo;
+        if (plane == cached_plane && cached_lo <= lo && lo <= cached_hi) {
+          const int64_t keep_last = std::min(cached_hi, hi);
+          std::memmove(rows, rows + (lo - cached_lo) * f.row_bytes,
+                       static_cast<size_t>((keep_last - lo + 1) * f.row_bytes));
+          first_new = keep_last + 1;
+        }
+        if (first_new <= hi) {
+          a.fn(a.args, a_src + (plane * f.b_src_len + first_new) * f.a_in_row_bytes,
+               rows + (first_new - lo) * f.row_bytes, 0, (hi - first_new + 1) * f.a_items_per_outer,
+               a_scratch);
+        }
+        cached_plane = plane;
+        cached_lo = lo;
+        cached_hi = hi;
+      }
+      b_args.index_bias = hi >= lo ? lo : 0;
+      b.fn(b_args, rows, b_dst + plane * f.b_out_plane_bytes, r0, r1, b_scratch);
+    }
+  });
+}
+
+// Plane mode: each thread takes a contiguous range of slices and runs every step on blocks of
+// them. A slice's result does not depend on how slices are grouped into blocks or threads.
+template <typename W>
+void Program<W>::run_planes(const void* src, void* dst, unsigned char* ws, int threads) const {
+  const int64_t batch = plan_.batch;
+  const int64_t by_work = std::max<int64_t>(1, plan_.dst.numel() / (1 << 14));
+  const int team = static_cast<int>(
+      std::min<int64_t>({threads, strategy_.slots, batch, by_work, scratch_slots_}));
+  on_threads(team, [&](int tid, int nt) {
+    unsigned char* slot = ws + static_cast<size_t>(tid) * slot_bytes_;
+    const int64_t first = batch * tid / nt;
+    const int64_t last = batch * (tid + 1) / nt;
+    for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
+      const int64_t nb = std::min(strategy_.block, last - b0);
+      for (const CompiledStep<W>& s : steps_) {
+        const void* in = s.step.in == core::Buffer::kSrc
+                             ? static_cast<const unsigned char*>(src) + b0 * s.in_slice_bytes
+                             : static_cast<const void*>(slot + slot_offset(s.step.in));
+        void* out = s.step.out == core::Buffer::kDst
+                        ? static_cast<unsigned char*>(dst) + b0 * s.out_slice_bytes
+                        : static_cast<void*>(slot + slot_offset(s.step.out));
+        s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
+      }
+    }
+  });
+}
+
+template <typename W>
+void* Program<W>::scratch(unsigned char* ws, int tid) const {
+  return scratch_bytes_ == 0 ? nullptr : ws + scratch_offset_ + tid * scratch_bytes_;
+}
+
+template <typename W>
+const void* Program<W>::resolve(core::Buffer b, const void* src, void* dst,
+                                unsigned char* ws) const {
+  switch (b) {
+    case core::Buffer::kSrc:
+      return src;
+    case core::Buffer::kDst:
+      return dst;
+    case core::Buffer::kRegion0:
+      return ws + region_offset_[0];
+    case core::Buffer::kRegion1:
+      return ws + region_offset_[1];
+  }
+  return nullptr;
+}
+
+template <typename W>
+size_t Program<W>::slot_offset(core::Buffer b) const {
+  return b == core::Buffer::kRegion1 ? slot_region_offset_[1] : slot_region_offset_[0];
+}
+
+// The members defined here (the class is instantiated in backend.cpp, with the others).
+#define UPSAMPLE_INSTANTIATE(W)                                                                  \
+  template Status Program<W>::run(const void*, void*, void*, const ExecContext&) const;          \
+  template void Program<W>::run_steps(const void*, void*, unsigned char*, int) const;            \
+  template void Program<W>::run_step(const CompiledStep<W>&, const void*, void*, unsigned char*, \
+                                     int) const;                                                 \
+  template void Program<W>::run_fused(const Fused&, const void*, void*, unsigned char*, int)     \
+      const;                                                                                     \
+  template void Program<W>::run_planes(const void*, void*, unsigned char*, int) const;           \
+  template void* Program<W>::scratch(unsigned char*, int) const;                                 \
+  template const void* Program<W>::resolve(core::Buffer, const void*, void*, unsigned char*)     \
+      const;                                                                                     \
+  template size_t Program<W>::slot_offset(core::Buffer) const;
+UPSAMPLE_INSTANTIATE(float)
+UPSAMPLE_INSTANTIATE(double)
+#undef UPSAMPLE_INSTANTIATE
+
+}  // namespace upsample::cpu
