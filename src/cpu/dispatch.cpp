@@ -45,6 +45,26 @@ bool compact(const core::Axis<W>& axis, int64_t group) {
                                           axis.src_len * group);
 }
 
+// Unit-tap rows of 4-byte elements: windows of 1-4 vectors permuted into place, interleaving
+// channels-last rows of 2..8 channels as the arithmetic kernels do.
+template <typename W>
+std::string try_simd_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (!r.axis->unit_taps) return "taps carry weights";
+  if (s.in_type != s.out_type) return "the dtype changes";
+  if (dtype_size(s.in_type) != 4) return "elements are not 4 bytes";
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
+  if constexpr (std::is_same_v<W, float>) c->fn = simd_copy_rows_4();
+  c->interleave = s.shape.inner;
+  c->shape.src_len *= s.shape.inner;
+  c->shape.rows *= s.shape.inner;
+  c->shape.inner = 1;
+  c->items = &horizontal_items;
+  c->needs_table = c->padded = true;
+  return "";
+}
+
 template <typename W>
 std::string try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
@@ -142,6 +162,7 @@ std::string try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
 
 template <typename W>
 constexpr Candidate<W> kCandidates[] = {
+    {"simd_copy_rows", &try_simd_copy_rows<W>},
     {"copy_rows", &try_copy_rows<W>},
     {"stream_copy", &try_stream_copy<W>},
     {"stream_rows", &try_stream_rows<W>},

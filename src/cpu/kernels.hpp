@@ -135,6 +135,10 @@ struct SimdKernels {
   PassFn<float> vertical[kDTypes][kDTypes] = {};
   PassFn<float> horizontal[kDTypes][kDTypes] = {};
 };
+// Unit-tap rows of 4-byte elements moved with vector permutes (src/cpu/simd_copy.cpp), the best
+// target's.
+PassFn<float> simd_copy_rows_4();
+
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).
 const SimdKernels& simd_kernels();
