@@ -114,6 +114,28 @@ std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
   return "";
 }
 
+// The last step's float32 output much larger than the caches: streamed past them.
+constexpr int64_t kStreamBytes = int64_t{64} << 20;
+
+template <typename W>
+std::string try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner < 64) return "rows shorter than 64 elements";
+  if (s.out != core::Buffer::kDst || s.out_type != DType::kFloat32) {
+    return "not the float32 output";
+  }
+  if (s.shape.outer * s.shape.rows * s.shape.inner * 4 < kStreamBytes) {
+    return "the output fits the caches";
+  }
+  if constexpr (std::is_same_v<W, float>) {
+    c->fn = r.simd->vertical_stream[static_cast<int>(s.in_type)];
+  }
+  c->items = &vertical_items;
+  c->needs_table = true;
+  return "";
+}
+
 template <typename W>
 std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
@@ -167,6 +189,7 @@ constexpr Candidate<W> kCandidates[] = {
     {"stream_copy", &try_stream_copy<W>},
     {"stream_rows", &try_stream_rows<W>},
     {"simd_horizontal_interleaved", &try_simd_interleaved<W>},
+    {"simd_vertical_stream", &try_simd_vertical_stream<W>},
     {"simd_vertical", &try_simd_vertical<W>},
     {"simd_horizontal", &try_simd_horizontal<W>},
     {"scalar_vertical", &try_scalar_vertical<W>},

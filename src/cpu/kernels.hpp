@@ -134,6 +134,8 @@ struct SimdKernels {
   int64_t lanes = 1;  // float32 lanes of the target's vectors
   PassFn<float> vertical[kDTypes][kDTypes] = {};
   PassFn<float> horizontal[kDTypes][kDTypes] = {};
+  // vertical[in][float32] with non-temporal stores, for outputs much larger than the caches.
+  PassFn<float> vertical_stream[kDTypes] = {};
 };
 // Unit-tap rows of 4-byte elements moved with vector permutes (src/cpu/simd_copy.cpp), the best
 // target's.

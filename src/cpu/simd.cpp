@@ -11,6 +11,7 @@
 
 #include "core/dtype.hpp"
 #include "cpu/kernels.hpp"
+#include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -129,7 +130,9 @@ HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
 
 // ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
 
-template <typename Tin, typename Tout>
+// kStream: full vectors at aligned addresses go out with non-temporal stores (an output much
+// larger than the caches would only evict what the next rows read); same values.
+template <typename Tin, typename Tout, bool kStream = false>
 void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin, int64_t end,
               void* /* scratch */) {
   const DF d;
@@ -161,6 +164,12 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
         const Tin* x = plane + (t.index[e] - a.index_bias) * s.inner;
         acc = hn::Add(acc, hn::Mul(hn::Set(d, t.weight[e]), load(d, x + i)));
       }
+      if constexpr (kStream) {
+        if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
+          hn::Stream(acc, d, out + i);
+          continue;
+        }
+      }
       store(acc, d, out + i);
     }
     for (; i < s.inner; ++i) {
@@ -171,6 +180,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       store_from(out + i, acc);
     }
   }
+  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
 // ---- horizontal: taps along the unit-stride axis; lanes are consecutive outputs of a row -----
@@ -276,6 +286,7 @@ void set_pair(SimdKernels* k) {
 // weights (reachable_types<float>), so the two always cover the same pairs.
 template <typename S>
 void set_storage(SimdKernels* k) {
+  k->vertical_stream[static_cast<int>(dtype_of<S>())] = &vertical<S, float, true>;
   set_pair<S, float>(k);
   set_pair<float, S>(k);
   set_pair<S, S>(k);
