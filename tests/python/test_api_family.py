@@ -8,8 +8,8 @@ NearestExact1d/2d/3d, Nearest1d/2d/3dBackward, NearestExact1d/2d/3dBackward, Bil
 Bilinear2dAABackward, Bicubic2d, Bicubic2dBackward, Bicubic2dAA, Bicubic2dAAGrad, Resize.
 
 The calls, the shared checks (NULL arguments, N = 0, workspaces, executor reuse, the error
-message) and the suite's body are api_common.py's; this script lists the entry points and their
-valid calls and validation rules.
+message) and the suite's body are the harness package's (harness/api.py); this script lists the
+entry points and their valid calls and validation rules.
 
 Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_api_family.py
 Env:  UPSAMPLE_TEST_VERBOSE=1 prints every check with the library's error text.
@@ -23,14 +23,14 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import api_common as ac  # noqa: E402
-from aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0,  # noqa: E402
-                   ACL_FORMAT_NCHW, ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NCDHW,
-                   ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC, ACL_INT8, ACL_INT32, ACL_UINT8,
-                   DTYPE_NAMES, FORMAT_NAMES)
-from api_common import (NCDHW, NCHW, NCL, ND, NDHWC, NHWC, RESIZE_SCALES,  # noqa: E402
-                        Api, Call, both, report, run_executor)
-from parity_common import CString, FloatArray  # noqa: E402
+from harness import api as ac  # noqa: E402
+from harness.aclnn import (ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW,  # noqa: E402
+                           ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC,
+                           FORMAT_NAMES, CString, FloatArray)
+from harness.api import (NCDHW, NCHW, NCL, ND, NDHWC, NHWC, RESIZE_SCALES,  # noqa: E402
+                         Api, Call, both, report, run_executor)
+from harness.storage import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8,  # noqa: E402
+                             ACL_INT32, ACL_UINT8, DTYPE_NAMES)
 
 FLOATS = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE]
 FWD_NEAREST = FLOATS + [ACL_UINT8]
