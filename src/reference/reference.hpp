@@ -14,15 +14,18 @@ namespace upsample::reference {
 enum class Mode { kNearest, kNearestExact, kLinear, kCubic, kArea };
 
 struct Problem {
+  // The tensors: [n, c, in_sizes...] resampled to [n, c, out_sizes...].
+  int64_t n = 1;
+  int64_t c = 1;
+  int spatial_rank = 2;                      // 1, 2 or 3
+  std::array<int64_t, 3> in_sizes{1, 1, 1};  // first spatial_rank entries used (D,H,W order)
+  std::array<int64_t, 3> out_sizes{1, 1, 1};
+  // How: the mode and its options, and the user scale per axis (an out/in multiplier; <= 0:
+  // not given).
   Mode mode = Mode::kLinear;
   bool antialias = false;
   bool align_corners = false;
-  int64_t n = 1;
-  int64_t c = 1;
-  int spatial_rank = 2;                     // 1, 2 or 3
-  std::array<int64_t, 3> in_sizes{1, 1, 1};   // first spatial_rank entries used (D,H,W order)
-  std::array<int64_t, 3> out_sizes{1, 1, 1};
-  std::array<double, 3> scales{0, 0, 0};    // user scale (out/in multiplier); <= 0: not given
+  std::array<double, 3> scales{0, 0, 0};
 };
 
 int64_t input_numel(const Problem& p);

@@ -8,8 +8,8 @@ NearestExact1d/2d/3d, Nearest1d/2d/3dBackward, NearestExact1d/2d/3dBackward, Bil
 Bilinear2dAABackward, Bicubic2d, Bicubic2dBackward, Bicubic2dAA, Bicubic2dAAGrad, Resize.
 
 The calls, the shared checks (NULL arguments, N = 0, workspaces, executor reuse, the error
-message) and the suite's body are api_common.py's; this script lists the entry points and their
-valid calls and validation rules.
+message) and the suite's body are the harness package's (harness/api.py); this script lists the
+entry points and their valid calls and validation rules.
 
 Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_api_family.py
 Env:  UPSAMPLE_TEST_VERBOSE=1 prints every check with the library's error text.
@@ -23,14 +23,14 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import api_common as ac  # noqa: E402
-from aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0,  # noqa: E402
-                   ACL_FORMAT_NCHW, ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NCDHW,
-                   ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC, ACL_INT8, ACL_INT32, ACL_UINT8,
-                   DTYPE_NAMES, FORMAT_NAMES)
-from api_common import (NCDHW, NCHW, NCL, ND, NDHWC, NHWC, RESIZE_SCALES,  # noqa: E402
-                        Api, Call, both, report, run_executor)
-from parity_common import CString, FloatArray  # noqa: E402
+from harness import api as ac  # noqa: E402
+from harness.aclnn import (ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW,  # noqa: E402
+                           ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC,
+                           FORMAT_NAMES, CString, FloatArray)
+from harness.api import (NCDHW, NCHW, NCL, ND, NDHWC, NHWC, RESIZE_SCALES,  # noqa: E402
+                         Api, Call, both, report, run_executor)
+from harness.storage import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8,  # noqa: E402
+                             ACL_INT32, ACL_UINT8, DTYPE_NAMES)
 
 FLOATS = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE]
 FWD_NEAREST = FLOATS + [ACL_UINT8]
@@ -38,50 +38,65 @@ FWD_NEAREST = FLOATS + [ACL_UINT8]
 S1 = ["scales"]
 S2 = ["scalesH", "scalesW"]
 S3 = ["scalesD", "scalesH", "scalesW"]
-FWD = lambda src, sc, dst="out": [src, "outputSize"] + sc + [dst]  # noqa: E731
-BWD = lambda src, sc, dst: [src, "outputSize", "inputSize"] + sc + [dst]  # noqa: E731
-AL = lambda src, sc, dst="out": [src, "outputSize", "alignCorners"] + sc + [dst]  # noqa: E731
-ALB = lambda src, sc, dst: [src, "outputSize", "inputSize", "alignCorners"] + sc + [dst]  # noqa
+
+
+# The parameter names of the four signature shapes: forward / backward, with or without
+# alignCorners (src, the scale names, dst).
+def fwd(src, sc, dst="out"):
+    return [src, "outputSize"] + sc + [dst]
+
+
+def bwd(src, sc, dst):
+    return [src, "outputSize", "inputSize"] + sc + [dst]
+
+
+def fwd_ac(src, sc, dst="out"):
+    return [src, "outputSize", "alignCorners"] + sc + [dst]
+
+
+def bwd_ac(src, sc, dst):
+    return [src, "outputSize", "inputSize", "alignCorners"] + sc + [dst]
+
 
 APIS = [
-    Api("aclnnUpsampleNearest1d", FWD("self", []), 1, False, [NCL], True, FWD_NEAREST, "none"),
-    Api("aclnnUpsampleNearest2d", FWD("self", []), 2, False, [NCHW, NHWC], True, FWD_NEAREST,
+    Api("aclnnUpsampleNearest1d", fwd("self", []), 1, False, [NCL], True, FWD_NEAREST, "none"),
+    Api("aclnnUpsampleNearest2d", fwd("self", []), 2, False, [NCHW, NHWC], True, FWD_NEAREST,
         "none"),
-    Api("aclnnUpsampleNearest1dV2", FWD("self", ["scaleL"]), 1, False, [NCL], True, FWD_NEAREST,
+    Api("aclnnUpsampleNearest1dV2", fwd("self", ["scaleL"]), 1, False, [NCL], True, FWD_NEAREST,
         "axis"),
-    Api("aclnnUpsampleNearest2dV2", FWD("self", S2), 2, False, [NCHW, NHWC], True, FWD_NEAREST,
+    Api("aclnnUpsampleNearest2dV2", fwd("self", S2), 2, False, [NCHW, NHWC], True, FWD_NEAREST,
         "axis"),
-    Api("aclnnUpsampleNearest3d", FWD("self", S3), 3, False, [NCDHW, NDHWC, ND], False,
+    Api("aclnnUpsampleNearest3d", fwd("self", S3), 3, False, [NCDHW, NDHWC, ND], False,
         FWD_NEAREST, "all"),
-    Api("aclnnUpsampleNearestExact1d", FWD("self", S1), 1, False, [NCL, ND], False, FWD_NEAREST,
+    Api("aclnnUpsampleNearestExact1d", fwd("self", S1), 1, False, [NCL, ND], False, FWD_NEAREST,
         "axis", n_positive=True),
-    Api("aclnnUpsampleNearestExact2d", FWD("self", S2), 2, False, [NCHW, NHWC, ND], True,
+    Api("aclnnUpsampleNearestExact2d", fwd("self", S2), 2, False, [NCHW, NHWC, ND], True,
         FWD_NEAREST, "axis"),
-    Api("aclnnUpsampleNearestExact3d", FWD("self", S3), 3, False, [NCDHW, NDHWC, ND], False,
+    Api("aclnnUpsampleNearestExact3d", fwd("self", S3), 3, False, [NCDHW, NDHWC, ND], False,
         FWD_NEAREST, "axis"),
-    Api("aclnnUpsampleNearest1dBackward", BWD("gradOut", S1, "out"), 1, True, [NCL, ND], False,
+    Api("aclnnUpsampleNearest1dBackward", bwd("gradOut", S1, "out"), 1, True, [NCL, ND], False,
         FLOATS, "axis"),
-    Api("aclnnUpsampleNearest2dBackward", BWD("gradOut", S2, "gradInput"), 2, True,
+    Api("aclnnUpsampleNearest2dBackward", bwd("gradOut", S2, "gradInput"), 2, True,
         [NCHW, NHWC], False, FLOATS, "axis", in_order="grad"),
-    Api("aclnnUpsampleNearest3dBackward", BWD("gradOut", S3, "gradInput"), 3, True, None, False,
+    Api("aclnnUpsampleNearest3dBackward", bwd("gradOut", S3, "gradInput"), 3, True, None, False,
         FLOATS, "all"),
-    Api("aclnnUpsampleNearestExact1dBackward", BWD("gradOutput", S1, "out"), 1, True, [NCL, ND],
+    Api("aclnnUpsampleNearestExact1dBackward", bwd("gradOutput", S1, "out"), 1, True, [NCL, ND],
         True, FLOATS, "axis", nonneg=True, n_positive=True),
-    Api("aclnnUpsampleNearestExact2dBackward", BWD("gradOutput", S2, "out"), 2, True, [NCHW, ND],
+    Api("aclnnUpsampleNearestExact2dBackward", bwd("gradOutput", S2, "out"), 2, True, [NCHW, ND],
         True, FLOATS, "axis", nonneg=True),
-    Api("aclnnUpsampleNearestExact3dBackward", BWD("gradOut", S3, "gradInput"), 3, True,
+    Api("aclnnUpsampleNearestExact3dBackward", bwd("gradOut", S3, "gradInput"), 3, True,
         [NCDHW, NDHWC], False, FLOATS, "axis"),
-    Api("aclnnUpsampleBilinear2dAA", AL("input", S2), 2, False, [NCHW, ND], True, FLOATS, "axis",
-        nonneg=True, n_positive=True),
+    Api("aclnnUpsampleBilinear2dAA", fwd_ac("input", S2), 2, False, [NCHW, ND], True, FLOATS,
+        "axis", nonneg=True, n_positive=True),
     # An empty batch is accepted (workspace 0), as by every backward entry point but the cubic one.
-    Api("aclnnUpsampleBilinear2dAABackward", ALB("gradOutput", S2, "out"), 2, True, [NCHW, ND],
+    Api("aclnnUpsampleBilinear2dAABackward", bwd_ac("gradOutput", S2, "out"), 2, True, [NCHW, ND],
         True, FLOATS, "axis", nonneg=True),
-    Api("aclnnUpsampleBicubic2d", AL("self", S2), 2, False, [NCHW, ND, NHWC], True, FLOATS,
+    Api("aclnnUpsampleBicubic2d", fwd_ac("self", S2), 2, False, [NCHW, ND, NHWC], True, FLOATS,
         "axis"),
-    Api("aclnnUpsampleBicubic2dBackward", ALB("gradOut", S2, "gradInput"), 2, True,
+    Api("aclnnUpsampleBicubic2dBackward", bwd_ac("gradOut", S2, "gradInput"), 2, True,
         [NCHW, ND, NHWC], False, FLOATS, "axis", in_order="out"),
-    Api("aclnnUpsampleBicubic2dAA", AL("x", S2), 2, False, [NCHW, ND], False, FLOATS, "axis"),
-    Api("aclnnUpsampleBicubic2dAAGrad", ALB("gradOutput", S2, "out"), 2, True, [NCHW, ND], True,
+    Api("aclnnUpsampleBicubic2dAA", fwd_ac("x", S2), 2, False, [NCHW, ND], False, FLOATS, "axis"),
+    Api("aclnnUpsampleBicubic2dAAGrad", bwd_ac("gradOutput", S2, "out"), 2, True, [NCHW, ND], True,
         FLOATS, "axis", nonneg=True, n_positive=True),
     Api("aclnnResize", ["self", "scales", "mode", "out"], 2, False, [NCHW, NHWC], True, FLOATS,
         "none", resize=True),

@@ -6,8 +6,8 @@ Entry points: aclnnUpsampleLinear1d, Linear1dBackward, Bilinear2d, Bilinear2dBac
 Bilinear2dBackwardV2, Trilinear3d, Trilinear3dBackward.
 
 The calls, the shared checks (NULL arguments, N = 0, workspaces, executor reuse, the error
-message) and the suite's body are api_common.py's; this script lists the entry points and their
-validation rules.
+message) and the suite's body are the harness package's (harness/api.py); this script lists the
+entry points and their validation rules.
 
 Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_api_linear.py
 Env:  UPSAMPLE_TEST_VERBOSE=1 prints every check with the library's error text.
@@ -21,47 +21,49 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import aclnn  # noqa: E402
-import api_common as ac  # noqa: E402
-from aclnn import (ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
-                   ACL_FORMAT_NHWC, ACL_INT32, ACLNN_ERR_INNER_NULLPTR, FORMAT_NAMES)
-from api_common import (INV, NCDHW, NCHW, NCL, NDHWC, NHWC, NP, Call, both,  # noqa: E402
-                        report, run_executor)
+from harness import aclnn  # noqa: E402
+from harness import api as ac  # noqa: E402
+from harness.aclnn import (ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
+                           ACL_FORMAT_NHWC, ACLNN_ERR_INNER_NULLPTR, FORMAT_NAMES)
+from harness.api import (INV, NCDHW, NCHW, NCL, NDHWC, NHWC, NP, Call, both,  # noqa: E402
+                         report, run_executor)
+from harness.storage import ACL_INT32  # noqa: E402
 
 OUT_SP = {1: [11], 2: [9, 4], 3: [5, 3, 8]}
 
 
-def Api(name, arg_names, rank, backward, formats, **kw):
+def linear_api(name, arg_names, rank, backward, formats, **kw):
     # formats: the layouts the calls use (channels-first, and channels-last where accepted)
     return ac.Api(name, arg_names, rank, backward, formats, out_sp=OUT_SP[rank], **kw)
 
 
 APIS = [
-    Api("aclnnUpsampleLinear1d", ["self", "outputSize", "alignCorners", "scales", "out"],
-        1, False, [NCL]),
-    Api("aclnnUpsampleLinear1dBackward",
-        ["gradOut", "outputSize", "inputSize", "alignCorners", "scales", "out"],
-        1, True, [NCL]),
-    # CANN: self/out null -> 561103, outputSize null -> 161002 (spec 2.2 #17, 2.3.1).
-    Api("aclnnUpsampleBilinear2d",
-        ["self", "outputSize", "alignCorners", "scalesH", "scalesW", "out"],
-        2, False, [NCHW, NHWC],
-        null_status={"self": (NP, ACLNN_ERR_INNER_NULLPTR), "out": (NP, ACLNN_ERR_INNER_NULLPTR),
-                     "outputSize": (NP, INV)}),
+    linear_api("aclnnUpsampleLinear1d", ["self", "outputSize", "alignCorners", "scales", "out"],
+               1, False, [NCL]),
+    linear_api("aclnnUpsampleLinear1dBackward",
+               ["gradOut", "outputSize", "inputSize", "alignCorners", "scales", "out"],
+               1, True, [NCL]),
+    # CANN returns 561103 for a null self / out and 161002 for a null outputSize; the library
+    # returns 161001 (docs/compat.md).
+    linear_api("aclnnUpsampleBilinear2d",
+               ["self", "outputSize", "alignCorners", "scalesH", "scalesW", "out"],
+               2, False, [NCHW, NHWC],
+               null_status={"self": (NP, ACLNN_ERR_INNER_NULLPTR),
+                            "out": (NP, ACLNN_ERR_INNER_NULLPTR), "outputSize": (NP, INV)}),
     # inputSize in gradOut's format order
-    Api("aclnnUpsampleBilinear2dBackward",
-        ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
-        2, True, [NCHW, NHWC], in_order="grad", scale_rule="ignored"),
-    Api("aclnnUpsampleBilinear2dBackwardV2",
-        ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
-        2, True, [NCHW, NHWC], in_order="grad"),
-    Api("aclnnUpsampleTrilinear3d",
-        ["self", "outputSize", "alignCorners", "scalesD", "scalesH", "scalesW", "out"],
-        3, False, [NCDHW, NDHWC], scale_rule="all"),
-    Api("aclnnUpsampleTrilinear3dBackward",
-        ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesD", "scalesH", "scalesW",
-         "gradInput"],
-        3, True, [NCDHW, NDHWC], scale_rule="all"),
+    linear_api("aclnnUpsampleBilinear2dBackward",
+               ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
+               2, True, [NCHW, NHWC], in_order="grad", scale_rule="ignored"),
+    linear_api("aclnnUpsampleBilinear2dBackwardV2",
+               ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW", "out"],
+               2, True, [NCHW, NHWC], in_order="grad"),
+    linear_api("aclnnUpsampleTrilinear3d",
+               ["self", "outputSize", "alignCorners", "scalesD", "scalesH", "scalesW", "out"],
+               3, False, [NCDHW, NDHWC], scale_rule="all"),
+    linear_api("aclnnUpsampleTrilinear3dBackward",
+               ["gradOut", "outputSize", "inputSize", "alignCorners", "scalesD", "scalesH",
+                "scalesW", "gradInput"],
+               3, True, [NCDHW, NDHWC], scale_rule="all"),
 ]
 
 

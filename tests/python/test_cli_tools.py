@@ -42,7 +42,7 @@ import zlib
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import aclnn  # noqa: E402
+from harness import aclnn  # noqa: E402
 
 VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
 BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")

@@ -2,10 +2,11 @@
 """Runs the CANN-style example programs (examples/*.cpp) and checks what they print.
 
 Each example must exit with status 0 and print exactly one `result[i] is: v` line per output
-element, in order, whose values match the expected values of the spec (section 4). The expected
-values are derived by hand here from the interpolation formulas (the values of the spec table,
-all of which agree with PyTorch 1.13) or, where the table gives none (anti-aliased and bicubic
-samples), computed independently with PyTorch's aten operators in float64 with the same
+element, in order, whose values match the expected values of the CANN example table (each
+program's input and attributes with the results CANN documents for them). The expected values
+are derived by hand here from the interpolation formulas (the values of that table, all of which
+agree with PyTorch 1.13) or, where the table gives none (anti-aliased and bicubic samples),
+computed independently with PyTorch's aten operators in float64 with the same
 attributes (a scale <= 0 is passed as None, "not given"); they never come from the library.
 Values are compared with a relative tolerance of 1e-4 (plus 1e-6 absolute, the resolution of
 printf's %f, so that exact zeros compare sanely).
@@ -70,7 +71,8 @@ def trilinear3d_backward():
 
 
 # ----------------------------------------------------------------------------------------------
-# Nearest / nearest-exact (values of the spec table; each was checked against PyTorch 1.13).
+# Nearest / nearest-exact (values of the CANN example table; each was checked against PyTorch
+# 1.13).
 
 
 def rows_twice(rows):

@@ -23,10 +23,7 @@ antialias ops are compared against torch with that axis copied (docs/numerics.md
 
 Also: bitwise determinism of every entry point across UPSAMPLE_NUM_THREADS=1/2/3.
 
-Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_parity_cubic_aa.py
-Env:  UPSAMPLE_TEST_SEED (default 20240613), UPSAMPLE_TEST_VERBOSE=1 (print every case),
-      UPSAMPLE_TEST_IDENTITY_COPY=0, UPSAMPLE_TEST_STRICT_ULP=1 (see README.md).
-Last line: "N passed, N failed"; exit status 1 if any case failed.
+Default seed 20240613; how to run it, its environment variables and its output: README.md.
 """
 
 import os
@@ -36,9 +33,10 @@ import numpy as np
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import parity_common as pc  # noqa: E402
-from aclnn import ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NHWC  # noqa: E402
-from parity_common import FLOAT_DTYPES, Case, Op  # noqa: E402
+from harness import parity  # noqa: E402
+from harness.aclnn import ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NHWC  # noqa: E402
+from harness.cases import Case, Op, seed, view_variants  # noqa: E402
+from harness.storage import FLOAT_DTYPES  # noqa: E402
 
 NCHW, NHWC, ND = (ACL_FORMAT_NCHW, False), (ACL_FORMAT_NHWC, True), (ACL_FORMAT_ND, False)
 
@@ -78,11 +76,11 @@ def extra(op, dtype, layout, add, rng):
     add(1, 2, [20, 30], [20, 6], True, zero, "nonfinite-down-one-axis-same", nonfinite=True)
     # strided views on a big downscale
     add(1, 3, [64, 48], [7, 5], False, zero, "strided-down",
-        in_view=pc.view_variants(rng, 4, cl), out_view=pc.view_variants(rng, 4, cl))
+        in_view=view_variants(rng, 4, cl), out_view=view_variants(rng, 4, cl))
 
 
 def determinism_cases():
-    rng = np.random.default_rng(pc.seed(20240613) + 7)
+    rng = np.random.default_rng(seed(20240613) + 7)
     out = []
     n, c, ins = 2, 6, [37, 53]
     for op in OPS:
@@ -96,4 +94,4 @@ def determinism_cases():
 
 
 if __name__ == "__main__":
-    sys.exit(pc.run_main("test_parity_cubic_aa", 20240613, OPS, extra, determinism_cases))
+    sys.exit(parity.run_main("test_parity_cubic_aa", 20240613, OPS, extra, determinism_cases))

@@ -21,13 +21,10 @@ exactly (axes that keep their size compared against torch with that axis copied,
 Also: bitwise determinism of every entry point across UPSAMPLE_NUM_THREADS=1/2/3 (subprocesses).
 
 The machinery (sources, tensors over any view, the call, references, comparisons, determinism) is
-parity_common.py's; this script lists the operators, the linear suite's cases and its
-determinism problems.
+the harness package's (tests/python/harness/); this script lists the operators, the linear
+suite's cases and its determinism problems.
 
-Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_parity_linear.py
-Env:  UPSAMPLE_TEST_SEED (default 20240611), UPSAMPLE_TEST_VERBOSE=1 (print every case),
-      UPSAMPLE_TEST_IDENTITY_COPY=0, UPSAMPLE_TEST_STRICT_ULP=1 (see README.md).
-Last line: "N passed, N failed"; exit status 1 if any case failed.
+Default seed 20240611; how to run it, its environment variables and its output: README.md.
 """
 
 import os
@@ -37,10 +34,11 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import parity_common as pc  # noqa: E402
-from aclnn import (ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
-                   ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC)
-from parity_common import FLOAT_DTYPES, Case, random_sizes  # noqa: E402
+from harness import cases, parity  # noqa: E402
+from harness.aclnn import (ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
+                           ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC)
+from harness.cases import Case, random_sizes  # noqa: E402
+from harness.storage import FLOAT_DTYPES  # noqa: E402
 
 SEED = 20240611
 NCL, ND = (ACL_FORMAT_NCL, False), (ACL_FORMAT_ND, False)
@@ -48,27 +46,29 @@ NCHW, NHWC = (ACL_FORMAT_NCHW, False), (ACL_FORMAT_NHWC, True)
 NCDHW, NDHWC = (ACL_FORMAT_NCDHW, False), (ACL_FORMAT_NDHWC, True)
 
 
-def Op(key, api, rank, backward, layouts, scale_rule, **kw):
+def linear_op(key, api, rank, backward, layouts, scale_rule, **kw):
     # Non-finite sources: +inf, -inf and NaN, up to six of each; the error summary (the table
     # of docs/numerics.md) counts the finite cases only.
-    return pc.Op(key, api, "linear", rank, backward, layouts, FLOAT_DTYPES, scale_rule,
+    return cases.Op(key, api, "linear", rank, backward, layouts, FLOAT_DTYPES, scale_rule,
                  nonfinite_fill="inf-nan", summary_nonfinite=False, **kw)
 
 
 OPS = [
-    Op("linear1d", "aclnnUpsampleLinear1d", 1, False, [NCL, ND], "axis"),
-    Op("linear1d_bw", "aclnnUpsampleLinear1dBackward", 1, True, [NCL, ND], "axis"),
-    # Bilinear2d rejects negative scales (spec 2.2 #17)
-    Op("bilinear2d", "aclnnUpsampleBilinear2d", 2, False, [NCHW, NHWC], "axis", nonneg=True),
+    linear_op("linear1d", "aclnnUpsampleLinear1d", 1, False, [NCL, ND], "axis"),
+    linear_op("linear1d_bw", "aclnnUpsampleLinear1dBackward", 1, True, [NCL, ND], "axis"),
+    # Bilinear2d rejects negative scales (CANN's check, docs/ops.md)
+    linear_op("bilinear2d", "aclnnUpsampleBilinear2d", 2, False, [NCHW, NHWC], "axis",
+              nonneg=True),
     # inputSize in gradOut's format order
-    Op("bilinear2d_bw", "aclnnUpsampleBilinear2dBackward", 2, True, [NCHW, NHWC], "ignore",
-       in_order="grad"),
-    Op("bilinear2d_bw_v2", "aclnnUpsampleBilinear2dBackwardV2", 2, True, [NCHW, NHWC], "axis",
-       in_order="grad"),
-    Op("trilinear3d", "aclnnUpsampleTrilinear3d", 3, False, [NCDHW, ND, NDHWC], "all"),
-    Op("trilinear3d_bw", "aclnnUpsampleTrilinear3dBackward", 3, True, [NCDHW, ND, NDHWC], "all"),
+    linear_op("bilinear2d_bw", "aclnnUpsampleBilinear2dBackward", 2, True, [NCHW, NHWC],
+              "ignore", in_order="grad"),
+    linear_op("bilinear2d_bw_v2", "aclnnUpsampleBilinear2dBackwardV2", 2, True, [NCHW, NHWC],
+              "axis", in_order="grad"),
+    linear_op("trilinear3d", "aclnnUpsampleTrilinear3d", 3, False, [NCDHW, ND, NDHWC], "all"),
+    linear_op("trilinear3d_bw", "aclnnUpsampleTrilinear3dBackward", 3, True, [NCDHW, ND, NDHWC],
+              "all"),
 ]
-# Sizes of the "large" cases (pc.large_case), larger than the other suites'.
+# Sizes of the "large" cases (cases.large_case), larger than the other suites'.
 LARGE_SIZES = {"c_hi": 19, 1: ((200, 1200), (100, 2400)), 2: ((30, 90), (20, 140)),
                3: ((6, 18), (4, 26))}
 # The entry points that accept scales which disagree with floor(in * s).
@@ -88,14 +88,14 @@ def linear_cases(op, dtype, li, layout, add, rng):
     for align in (False, True):
         n, c, ins, outs = random_sizes(rng, r)
         add(n, c, ins, outs, align, zero, "random-wide", pattern="wide")
-    pc.special_size_cases(add, rng, r, (False, True))
-    pc.integer_ratio_cases(add, rng, r)
+    cases.special_size_cases(add, rng, r, (False, True))
+    cases.integer_ratio_cases(add, rng, r)
     for align in (False, True):
-        pc.large_case(add, rng, r, LARGE_SIZES, align)
-    pc.pattern_cases(add, rng, r, both_aligns=True)
-    pc.scale_cases(add, rng, r, double=False, not_floor=op.key in SCALE_NOT_FLOOR)
-    pc.strided_cases(add, rng, r, layout[1], True)
-    pc.nonfinite_cases(add, rng, r, 4)
+        cases.large_case(add, rng, r, LARGE_SIZES, align)
+    cases.pattern_cases(add, rng, r, both_aligns=True)
+    cases.scale_cases(add, rng, r, double=False, not_floor=op.key in SCALE_NOT_FLOOR)
+    cases.strided_cases(add, rng, r, layout[1], True)
+    cases.nonfinite_cases(add, rng, r, 4)
     # align_corners with exactly integral source coordinates: zero-weight taps
     ins = [int(v) for v in rng.integers(2, 7, r)]
     add(1, 2, ins, [2 * v - 1 for v in ins], True, zero, "nonfinite-align-2x-1", nonfinite=True)
@@ -103,7 +103,7 @@ def linear_cases(op, dtype, li, layout, add, rng):
 
 def determinism_cases():
     """Fixed problems big enough to be split across threads."""
-    rng = np.random.default_rng(pc.seed(SEED) + 7)
+    rng = np.random.default_rng(cases.seed(SEED) + 7)
     out = []
     spec = {
         1: ([2, 24, [300]], [[1000], [77], [301]]),
@@ -122,5 +122,5 @@ def determinism_cases():
 
 
 if __name__ == "__main__":
-    sys.exit(pc.run_main("test_parity_linear", SEED, OPS, None, determinism_cases,
+    sys.exit(parity.run_main("test_parity_linear", SEED, OPS, None, determinism_cases,
                          body=linear_cases))

@@ -30,10 +30,7 @@ keep their size at ratio 1 compared against torch with that axis copied, deviati
 
 Also: bitwise determinism of every entry point across UPSAMPLE_NUM_THREADS=1/2/3.
 
-Run:  UPSAMPLE_LIB=build/libupsample.so /usr/bin/python3 tests/python/test_parity_nearest.py
-Env:  UPSAMPLE_TEST_SEED (default 20240612), UPSAMPLE_TEST_VERBOSE=1 (print every case),
-      UPSAMPLE_TEST_IDENTITY_COPY=0, UPSAMPLE_TEST_STRICT_ULP=1 (see README.md).
-Last line: "N passed, N failed"; exit status 1 if any case failed.
+Default seed 20240612; how to run it, its environment variables and its output: README.md.
 """
 
 import math
@@ -44,10 +41,12 @@ import numpy as np
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import parity_common as pc  # noqa: E402
-from aclnn import (ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
-                   ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC, ACL_UINT8)
-from parity_common import FLOAT_DTYPES, NEAREST_FWD_DTYPES, Case, Op  # noqa: E402
+from harness import parity  # noqa: E402
+from harness.aclnn import (ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW, ACL_FORMAT_NCL,  # noqa: E402
+                           ACL_FORMAT_ND, ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC)
+from harness.cases import Case, Op, random_sizes, seed, view_variants  # noqa: E402
+from harness.storage import (ACL_BF16, ACL_FLOAT, ACL_UINT8, FLOAT_DTYPES,  # noqa: E402
+                             NEAREST_FWD_DTYPES)
 
 NCL, ND1 = (ACL_FORMAT_NCL, False), (ACL_FORMAT_ND, False)
 NCHW, NHWC, ND = (ACL_FORMAT_NCHW, False), (ACL_FORMAT_NHWC, True), (ACL_FORMAT_ND, False)
@@ -108,7 +107,7 @@ def extra(op, dtype, layout, add, rng):
         "double-index-differs")
     if op.key == "nearest3d_bw" and layout == NCDHW:
         # "any" format: a 5-D tensor tagged NCHW is read as NCDHW
-        n, c, ins, outs = pc.random_sizes(rng, 3)
+        n, c, ins, outs = random_sizes(rng, 3)
         add(n, c, ins, outs, False, zero, "format-NCHW-as-NCDHW",
             src_layout=(ACL_FORMAT_NCHW, False), out_layout=(ACL_FORMAT_NCHW, False))
     if dtype == ACL_UINT8 and r == 1:
@@ -159,8 +158,8 @@ def resize_cases(rng):
                 for i in range(3):
                     ins = [int(v) for v in rng.integers(2, 20, 2)]
                     add(2, 3, ins, [1.5, 0.75], "strided",
-                        in_view=pc.view_variants(rng, 4, cl) if i != 1 else None,
-                        out_view=pc.view_variants(rng, 4, cl) if i != 0 else None)
+                        in_view=view_variants(rng, 4, cl) if i != 1 else None,
+                        out_view=view_variants(rng, 4, cl) if i != 0 else None)
                 for i in range(3):
                     ins = [int(v) for v in rng.integers(2, 20, 2)]
                     sc = [[2.0, 1.5], [1.0, 0.6], [1.0, 1.0]][i]
@@ -169,7 +168,7 @@ def resize_cases(rng):
 
 
 def determinism_cases():
-    rng = np.random.default_rng(pc.seed(20240612) + 7)
+    rng = np.random.default_rng(seed(20240612) + 7)
     out = []
     spec = {
         1: ([2, 24, [300]], [[1000], [77]]),
@@ -178,7 +177,7 @@ def determinism_cases():
     }
     for op in OPS:
         n, c, ins = spec[op.rank][0]
-        dtypes = op.dtypes if op.backward else [pc.ACL_FLOAT, pc.ACL_BF16, ACL_UINT8]
+        dtypes = op.dtypes if op.backward else [ACL_FLOAT, ACL_BF16, ACL_UINT8]
         for outs in spec[op.rank][1]:
             for dtype in dtypes:
                 for layout in op.layouts[:2]:
@@ -195,5 +194,5 @@ def determinism_cases():
 
 
 if __name__ == "__main__":
-    sys.exit(pc.run_main("test_parity_nearest", 20240612, OPS, extra, determinism_cases,
+    sys.exit(parity.run_main("test_parity_nearest", 20240612, OPS, extra, determinism_cases,
                          resize_cases))

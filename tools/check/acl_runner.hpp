@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "entry_points.hpp"
-#include "numeric.hpp"
+#include "check/compare.hpp"
+#include "check/entry_points.hpp"
 
 namespace upsample::cli {
 
@@ -42,11 +42,14 @@ struct Call {
   std::vector<int64_t> src_shape;
   std::vector<int64_t> dst_shape;
   std::vector<int64_t> output_size;  // spatial output sizes
-  // Backward only, as passed to the entry point (see EntryPoint::input_size_in_format_order).
+  // Backward only, as passed to the entry point (in its row's InputSizeOrder).
   std::vector<int64_t> input_size;
   bool align_corners = false;
   std::array<double, 3> scales{0.0, 0.0, 0.0};  // as passed (see passed_scales)
 };
+
+// The number of elements of `shape`.
+int64_t numel(const std::vector<int64_t>& shape);
 
 // `shape` in the layout's dim order: channels-last layouts move C to the end.
 std::vector<int64_t> in_format_order(const std::vector<int64_t>& logical, const Layout& layout);

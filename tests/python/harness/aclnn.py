@@ -1,11 +1,10 @@
-"""ctypes bindings for libupsample.so: the acl runtime, the aclnn meta objects and the aclnn
-upsample operators, driven exactly as a CANN program drives them.
+"""ctypes bindings of libupsample.so: the acl runtime, the aclnn meta objects and the aclnn
+upsample operators, driven exactly as a CANN program drives them. Nothing here knows about a
+particular operator's semantics.
 
-Reusable by every Python test: nothing here knows about a particular operator's semantics.
-
-    import aclnn
+    from harness import aclnn
     acl = aclnn.Acl()                                  # loads $UPSAMPLE_LIB, aclInit, SetDevice
-    x = aclnn.TensorBuf.from_array(arr, aclnn.ACL_FLOAT, aclnn.ACL_FORMAT_NCHW)
+    x = aclnn.TensorBuf.from_values(arr, aclnn.ACL_FLOAT, aclnn.ACL_FORMAT_NCHW)
     y = aclnn.TensorBuf.empty([1, 3, 8, 8], aclnn.ACL_FLOAT, aclnn.ACL_FORMAT_NCHW)
     out_size = aclnn.IntArray([8, 8])
     r = acl.call("aclnnUpsampleBilinear2d", x, out_size, False, 0.0, 0.0, y)
@@ -22,18 +21,13 @@ import os
 
 import numpy as np
 
+# The dtype codes, re-exported: a test using the bindings names dtypes as aclnn.ACL_FLOAT.
+from .storage import (ACL_BF16, ACL_DOUBLE, ACL_DT_UNDEFINED, ACL_FLOAT,  # noqa: F401
+                      ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, DTYPE_NAMES,
+                      STORAGE_NP, bits, from_storage, to_storage)
+
 # ---------------------------------------------------------------------------------------------
 # Enum values (CANN acl_base_rt.h / acl_meta.h).
-ACL_DT_UNDEFINED = -1
-ACL_FLOAT = 0
-ACL_FLOAT16 = 1
-ACL_INT8 = 2
-ACL_INT32 = 3
-ACL_UINT8 = 4
-ACL_INT64 = 9
-ACL_DOUBLE = 11
-ACL_BF16 = 27
-
 ACL_FORMAT_UNDEFINED = -1
 ACL_FORMAT_NCHW = 0
 ACL_FORMAT_NHWC = 1
@@ -58,64 +52,9 @@ ACLNN_ERR_RUNTIME_ERROR = 361001
 ACLNN_ERR_INNER = 561000
 ACLNN_ERR_INNER_NULLPTR = 561103
 
-DTYPE_NAMES = {ACL_FLOAT: "f32", ACL_FLOAT16: "f16", ACL_BF16: "bf16", ACL_DOUBLE: "f64",
-               ACL_UINT8: "u8", ACL_INT32: "i32", ACL_INT8: "i8", ACL_INT64: "i64"}
 FORMAT_NAMES = {ACL_FORMAT_NCHW: "NCHW", ACL_FORMAT_NHWC: "NHWC", ACL_FORMAT_ND: "ND",
                 ACL_FORMAT_NDHWC: "NDHWC", ACL_FORMAT_NCDHW: "NCDHW", ACL_FORMAT_NCL: "NCL",
                 ACL_FORMAT_NC1HWC0: "NC1HWC0"}
-
-# numpy storage type of each acl dtype (bf16 is kept as its raw uint16 bits).
-STORAGE_NP = {ACL_FLOAT: np.float32, ACL_FLOAT16: np.float16, ACL_DOUBLE: np.float64,
-              ACL_BF16: np.uint16, ACL_UINT8: np.uint8, ACL_INT32: np.int32,
-              ACL_INT8: np.int8, ACL_INT64: np.int64}
-
-# ---------------------------------------------------------------------------------------------
-# bfloat16 <-> float32 (round to nearest even; NaN stays a quiet NaN).
-
-
-def f32_to_bf16_bits(a):
-    a = np.ascontiguousarray(np.asarray(a, dtype=np.float32))
-    u = a.view(np.uint32).astype(np.uint64)
-    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-    out = rounded.astype(np.uint16)
-    nan = np.isnan(a)
-    if nan.any():
-        out[nan] = ((u[nan] >> 16) | 0x0040).astype(np.uint16)  # keep sign, force quiet
-    return out
-
-
-def bf16_bits_to_f32(b):
-    b = np.ascontiguousarray(np.asarray(b, dtype=np.uint16))
-    return (b.astype(np.uint32) << 16).view(np.float32)
-
-
-def round_to_dtype(a_f32, acl_dtype):
-    """float32 values -> the nearest values of acl_dtype, returned as float32 (bf16) /
-    float16 / float32 / float64 numpy arrays whose values are exactly representable."""
-    if acl_dtype == ACL_BF16:
-        return bf16_bits_to_f32(f32_to_bf16_bits(a_f32))
-    if acl_dtype == ACL_FLOAT16:
-        return np.asarray(a_f32, dtype=np.float32).astype(np.float16)
-    if acl_dtype == ACL_FLOAT:
-        return np.asarray(a_f32, dtype=np.float32)
-    if acl_dtype == ACL_DOUBLE:
-        return np.asarray(a_f32, dtype=np.float64)
-    raise ValueError("round_to_dtype: unsupported dtype %r" % acl_dtype)
-
-
-def to_storage(values, acl_dtype):
-    """Values (any float array) -> the raw numpy storage representation of acl_dtype."""
-    if acl_dtype == ACL_BF16:
-        return f32_to_bf16_bits(np.asarray(values, dtype=np.float32))
-    return np.asarray(values).astype(STORAGE_NP[acl_dtype])
-
-
-def from_storage(raw, acl_dtype):
-    """Raw storage -> values (float16 / float32 / float64; bf16 widened exactly to float32)."""
-    if acl_dtype == ACL_BF16:
-        return bf16_bits_to_f32(raw)
-    return np.array(raw, copy=True)
-
 
 # ---------------------------------------------------------------------------------------------
 # The library.
@@ -124,11 +63,13 @@ c_int64_p = ctypes.POINTER(ctypes.c_int64)
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 
 
-def _lib_path():
+def lib_path():
+    """$UPSAMPLE_LIB, else libupsample.so in $UPSAMPLE_BUILD_DIR (default: the source tree's
+    build/)."""
     path = os.environ.get("UPSAMPLE_LIB")
     if not path:
         build = os.environ.get("UPSAMPLE_BUILD_DIR", os.path.join(os.path.dirname(
-            os.path.abspath(__file__)), "..", "..", "build"))
+            os.path.abspath(__file__)), "..", "..", "..", "build"))
         path = os.path.join(build, "libupsample.so")
     return path
 
@@ -142,7 +83,7 @@ def load():
     global _LIB
     if _LIB is not None:
         return _LIB
-    lib = ctypes.CDLL(os.path.abspath(_lib_path()))
+    lib = ctypes.CDLL(os.path.abspath(lib_path()))
     sig = {
         "aclInit": (ctypes.c_int, [ctypes.c_char_p]),
         "aclFinalize": (ctypes.c_int, []),
@@ -161,6 +102,9 @@ def load():
         "aclDestroyTensor": (ctypes.c_int32, [ctypes.c_void_p]),
         "aclCreateIntArray": (ctypes.c_void_p, [c_int64_p, ctypes.c_uint64]),
         "aclDestroyIntArray": (ctypes.c_int32, [ctypes.c_void_p]),
+        "aclCreateFloatArray": (ctypes.c_void_p, [ctypes.POINTER(ctypes.c_float),
+                                                  ctypes.c_uint64]),
+        "aclDestroyFloatArray": (ctypes.c_int32, [ctypes.c_void_p]),
         "aclGetRecentErrMsg": (ctypes.c_char_p, []),
         "aclSetAclOpExecutorRepeatable": (ctypes.c_int32, [ctypes.c_void_p]),
         "aclDestroyAclOpExecutor": (ctypes.c_int32, [ctypes.c_void_p]),
@@ -191,7 +135,8 @@ def _i64_array(values):
 # ---------------------------------------------------------------------------------------------
 # Operator signatures: the leading GetWorkspaceSize parameters (the trailing
 # `uint64_t* workspaceSize, aclOpExecutor** executor` are implied). "T" = aclTensor*,
-# "A" = aclIntArray*, "b" = bool, "d" = double, "f" = float.
+# "A" = aclIntArray* (or aclFloatArray*, char*: any handle), "b" = bool, "d" = double,
+# "f" = float.
 
 OP_SIGNATURES = {
     "aclnnUpsampleLinear1d": "TAbdT",
@@ -201,7 +146,6 @@ OP_SIGNATURES = {
     "aclnnUpsampleBilinear2dBackwardV2": "TAAbddT",
     "aclnnUpsampleTrilinear3d": "TAbdddT",
     "aclnnUpsampleTrilinear3dBackward": "TAAbdddT",
-    # Other members of the family (declared on demand; not needed by the linear tests).
     "aclnnUpsampleNearest1d": "TAT",
     "aclnnUpsampleNearest2d": "TAT",
     "aclnnUpsampleNearest1dV2": "TAfT",
@@ -222,6 +166,8 @@ OP_SIGNATURES = {
     "aclnnUpsampleBicubic2dBackward": "TAAbddT",
     "aclnnUpsampleBicubic2dAA": "TAbddT",
     "aclnnUpsampleBicubic2dAAGrad": "TAAbddT",
+    # aclnnResize(self, const aclFloatArray* scales, const char* mode, out)
+    "aclnnResize": "TAAT",
 }
 
 _CT = {"T": ctypes.c_void_p, "A": ctypes.c_void_p, "b": ctypes.c_bool, "d": ctypes.c_double,
@@ -267,8 +213,27 @@ def _arg_value(kind, value):
     return float(value)
 
 
-class IntArray:
-    """An aclIntArray (destroyed with the object or by destroy())."""
+class _Owned:
+    """An acl object created by the library, destroyed with the Python object or by destroy()."""
+
+    _destroy_name = None  # the library function that destroys one
+
+    def destroy(self):
+        if self.handle:
+            getattr(load(), self._destroy_name)(self.handle)
+            self.handle = None
+
+    def __del__(self):
+        try:
+            self.destroy()
+        except Exception:
+            pass
+
+
+class IntArray(_Owned):
+    """An aclIntArray (aclCreateIntArray)."""
+
+    _destroy_name = "aclDestroyIntArray"
 
     def __init__(self, values):
         self.values = [int(v) for v in values]
@@ -277,16 +242,26 @@ class IntArray:
         if not self.handle:
             raise RuntimeError("aclCreateIntArray failed: " + recent_err_msg())
 
-    def destroy(self):
-        if self.handle:
-            load().aclDestroyIntArray(self.handle)
-            self.handle = None
 
-    def __del__(self):
-        try:
-            self.destroy()
-        except Exception:
-            pass
+class FloatArray(_Owned):
+    """An aclFloatArray (aclCreateFloatArray) of the values rounded to float32."""
+
+    _destroy_name = "aclDestroyFloatArray"
+
+    def __init__(self, values):
+        self.values = [float(np.float32(v)) for v in values]
+        arr = (ctypes.c_float * max(1, len(self.values)))(*self.values)
+        self.handle = load().aclCreateFloatArray(arr, len(self.values))
+        if not self.handle:
+            raise RuntimeError("aclCreateFloatArray failed: " + recent_err_msg())
+
+
+class CString:
+    """A NUL-terminated char* argument (passed as a handle)."""
+
+    def __init__(self, text):
+        self.buf = ctypes.create_string_buffer(text.encode())
+        self.handle = ctypes.cast(self.buf, ctypes.c_void_p).value
 
 
 class DeviceBuffer:
@@ -370,7 +345,7 @@ class TensorBuf:
     # -- constructors ---------------------------------------------------------------------
 
     @staticmethod
-    def _layout(shape, step=None, order=None):
+    def layout(shape, step=None, order=None):
         """Storage shape (physical order), view strides and storage element count for a view
         of `shape` that takes every step[d]-th element along dim d of a storage whose dims are
         laid out in `order` (outermost first; default: the view's own order)."""
@@ -386,29 +361,39 @@ class TensorBuf:
         return [st_shape[d] for d in order], strides, acc
 
     @classmethod
-    def from_values(cls, values, acl_dtype, fmt, step=None, order=None, pad=0, device=False,
-                    fill=None):
-        """A tensor whose view holds `values` (shape = view dims, in the format's order).
+    def from_raw(cls, raw, acl_dtype, fmt, fill_raw, step=None, order=None, pad=0, device=False):
+        """A tensor whose view holds the raw storage values `raw` (shape = view dims, in the
+        format's order), bit for bit.
 
         step:  one int per dim; the view takes every step-th element of a bigger storage.
         order: the storage's physical dim order (e.g. channels-last strides under NCHW dims).
         pad:   extra storage elements before the view (the view's offset).
-        The rest of the storage is set to `fill` (default NaN) so that stray reads show up and
-        stray writes can be detected."""
-        values = np.asarray(values)
-        shape = list(values.shape)
-        phys_shape, strides, numel = cls._layout(shape, step, order)
-        raw_dtype = STORAGE_NP[acl_dtype]
-        storage = np.empty(pad + numel, dtype=raw_dtype)
-        if acl_dtype in (ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16):
-            storage[...] = to_storage(np.full(1, np.nan if fill is None else fill), acl_dtype)[0]
-        else:
-            storage[...] = 0 if fill is None else fill
-        view = np.lib.stride_tricks.as_strided(
-            storage[pad:], shape=shape, strides=[s * storage.itemsize for s in strides])
-        view[...] = to_storage(values, acl_dtype)
+        The rest of the storage holds `fill_raw` (one raw storage value), so that stray reads
+        show up and stray writes can be detected."""
+        raw = np.asarray(raw)
+        shape = list(raw.shape)
+        phys_shape, strides, numel = cls.layout(shape, step, order)
+        st = STORAGE_NP[acl_dtype]
+        storage = np.empty(pad + numel, dtype=st)
+        bits(storage)[...] = bits(np.asarray(fill_raw, dtype=st).reshape(1))[0]
+        if raw.size:
+            view = np.lib.stride_tricks.as_strided(
+                bits(storage)[pad:], shape=shape, strides=[s * storage.itemsize for s in strides])
+            view[...] = bits(raw)
         storage_dims = [pad + numel] if pad else phys_shape
         return cls(storage, acl_dtype, fmt, shape, strides, pad, storage_dims, device)
+
+    @classmethod
+    def from_values(cls, values, acl_dtype, fmt, step=None, order=None, pad=0, device=False,
+                    fill=None):
+        """A tensor whose view holds `values` converted to the dtype, the rest of its storage
+        `fill` (default NaN; 0 for integer dtypes); step / order / pad: see from_raw."""
+        if acl_dtype in (ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16):
+            fill_raw = to_storage(np.full(1, np.nan if fill is None else fill), acl_dtype)[0]
+        else:
+            fill_raw = 0 if fill is None else fill
+        return cls.from_raw(to_storage(np.asarray(values), acl_dtype), acl_dtype, fmt, fill_raw,
+                            step=step, order=order, pad=pad, device=device)
 
     @classmethod
     def empty(cls, shape, acl_dtype, fmt, step=None, order=None, pad=0, device=False, fill=None):

@@ -1,8 +1,10 @@
-#include "acl_runner.hpp"
+#include "check/acl_runner.hpp"
 
 #include <cstring>
 #include <numeric>
 #include <utility>
+
+#include "core/dtype.hpp"
 
 namespace upsample::cli {
 namespace {
@@ -43,10 +45,6 @@ bool null_result(const void* p, const std::string& what, std::string* error) {
   *error = what + " returned null";
   if (message != nullptr && *message != '\0') *error += ": " + std::string(message);
   return true;
-}
-
-int64_t numel(const std::vector<int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
 // Row-major strides of `dims`.
@@ -100,6 +98,10 @@ TensorPtr make_tensor(const std::vector<int64_t>& logical, const Layout& layout,
 
 }  // namespace
 
+int64_t numel(const std::vector<int64_t>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
 std::unique_ptr<AclSession> AclSession::open(std::string* error) {
   std::unique_ptr<AclSession> session(new AclSession());
   if (failed(aclInit(nullptr), "aclInit", error)) return nullptr;
@@ -127,15 +129,16 @@ std::vector<int64_t> in_format_order(const std::vector<int64_t>& logical, const 
 bool run_call(const AclSession& session, const Call& call, const std::vector<double>& src,
               std::vector<double>* dst, std::string* error) {
   const DTypeInfo& dtype = *call.dtype;
+  const size_t element_bytes = dtype_size(dtype.dtype);
   const EntryPoint& entry = *call.entry;
 
   const std::vector<int64_t> src_offsets = storage_offsets(call.src_shape, *call.layout);
-  std::vector<unsigned char> host(src_offsets.size() * dtype.bytes);
+  std::vector<unsigned char> host(src_offsets.size() * element_bytes);
   for (size_t i = 0; i < src_offsets.size(); ++i) {
-    store(dtype, src[i], host.data() + src_offsets[i] * dtype.bytes);
+    store_element(dtype.dtype, host.data() + src_offsets[i] * element_bytes, src[i]);
   }
   const std::vector<int64_t> dst_offsets = storage_offsets(call.dst_shape, *call.layout);
-  const size_t dst_bytes = dst_offsets.size() * dtype.bytes;
+  const size_t dst_bytes = dst_offsets.size() * element_bytes;
 
   DevicePtr src_dev, dst_dev, workspace;
   if (!allocate(host.size(), "input", &src_dev, error) ||
@@ -185,10 +188,11 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
   args.align_corners = call.align_corners;
   args.scales = call.scales;
   args.dim_scales = dim_scales.get();
+  args.mode = entry.row->variant;
   uint64_t workspace_size = 0;
   aclOpExecutor* raw_executor = nullptr;
   if (failed(entry.get_workspace_size(args, &workspace_size, &raw_executor),
-             std::string(entry.name) + "GetWorkspaceSize", error)) {
+             std::string(entry.name()) + "GetWorkspaceSize", error)) {
     return false;
   }
   // Owned until the launch, which consumes it.
@@ -197,7 +201,7 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
     return false;
   }
   if (failed(entry.launch(workspace.get(), workspace_size, executor.release(), session.stream()),
-             entry.name, error) ||
+             entry.name(), error) ||
       failed(aclrtSynchronizeStream(session.stream()), "aclrtSynchronizeStream", error)) {
     return false;
   }
@@ -210,7 +214,7 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
   }
   dst->resize(dst_offsets.size());
   for (size_t i = 0; i < dst_offsets.size(); ++i) {
-    (*dst)[i] = load(dtype, result.data() + dst_offsets[i] * dtype.bytes);
+    (*dst)[i] = load_element(dtype.dtype, result.data() + dst_offsets[i] * element_bytes);
   }
   return true;
 }

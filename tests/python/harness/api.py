@@ -1,4 +1,4 @@
-"""Shared machinery of the API-contract tests (test_api_linear.py, test_api_family.py): an entry
+"""The machinery of the API-contract tests (test_api_linear.py, test_api_family.py): an entry
 point's contract (`Api`), one call's arguments as a mutable dict (`Call`), tensors over a fresh
 storage with any storage dims / offset / NULL data (`tensor`), status checks that also require
 aclGetRecentErrMsg to explain a failure (`expect_status`), argument mutators for validation
@@ -8,24 +8,19 @@ workspace, executor reuse, the error message's lifetime) and the body of a suite
 The suites list their entry points and the validation rules that differ between families.
 """
 
-import os
-import sys
-
 import numpy as np
 
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import aclnn  # noqa: E402
-import parity_common as pc  # noqa: E402
-from aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NCDHW,  # noqa: E402
-                   ACL_FORMAT_NCHW, ACL_FORMAT_NCL, ACL_FORMAT_ND, ACL_FORMAT_NDHWC,
-                   ACL_FORMAT_NHWC, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
-                   FORMAT_NAMES, IntArray)
-from parity_common import CString, FloatArray  # noqa: E402
+from . import aclnn
+from .aclnn import (ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW, ACL_FORMAT_NCL, ACL_FORMAT_ND,
+                    ACL_FORMAT_NDHWC, ACL_FORMAT_NHWC, ACLNN_ERR_PARAM_INVALID,
+                    ACLNN_ERR_PARAM_NULLPTR, FORMAT_NAMES, CString, FloatArray, IntArray)
+from .report import VERBOSE, Reporter
+from .storage import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, STORAGE_NP, from_storage,
+                      to_storage)
+from .tensors import fmt_dims, make_output, make_tensor
 
-VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
 NP, INV = ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID
-report = pc.Reporter()
+report = Reporter()
 
 NCL, ND = (ACL_FORMAT_NCL, False), (ACL_FORMAT_ND, False)
 NCHW, NHWC = (ACL_FORMAT_NCHW, False), (ACL_FORMAT_NHWC, True)
@@ -77,19 +72,15 @@ class Api:
         return self.formats
 
 
-def fmt_dims(n, c, sp, cl):
-    return [n] + list(sp) + [c] if cl else [n, c] + list(sp)
-
-
 def tensor(shape, dtype=ACL_FLOAT, fmt=ACL_FORMAT_ND, storage_dims=None, offset=0,
            null_data=False, rng=None):
     """A tensor over a fresh storage (random values, zeros for integer dtypes or without rng);
     storage_dims / offset / null_data re-create the aclTensor with those."""
     if dtype in (ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE) and rng is not None:
-        raw = aclnn.to_storage(rng.standard_normal(shape).astype(np.float32), dtype)
+        raw = to_storage(rng.standard_normal(shape).astype(np.float32), dtype)
     else:
-        raw = np.zeros(shape, dtype=aclnn.STORAGE_NP[dtype])
-    t = pc.make_tensor(np.asarray(raw).reshape(shape), dtype, fmt)
+        raw = np.zeros(shape, dtype=STORAGE_NP[dtype])
+    t = make_tensor(np.asarray(raw).reshape(shape), dtype, fmt)
     if storage_dims is not None or offset or null_data:
         aclnn.load().aclDestroyTensor(t.handle)
         sd = storage_dims if storage_dims is not None else t.storage_dims
@@ -114,9 +105,9 @@ class Call:
         (fmt, cl), (ofmt, ocl) = layout, out_layout
         self.keep = []
         src_sp, dst_sp = (out_sp, in_sp) if api.backward else (in_sp, out_sp)
-        self.src = tensor(fmt_dims(n, c, src_sp, cl), dtype, fmt, rng=rng)
-        self.dst = pc.make_output(fmt_dims(n, c, dst_sp, ocl),
-                                  out_dtype if out_dtype is not None else dtype, ofmt)
+        self.src = tensor(fmt_dims([n, c] + src_sp, cl), dtype, fmt, rng=rng)
+        self.dst = make_output(fmt_dims([n, c] + dst_sp, ocl),
+                               out_dtype if out_dtype is not None else dtype, ofmt)
         self.args = {api.src_name: self.src, api.dst_name: self.dst}
         if api.resize:
             sc = scales if scales is not None else RESIZE_SCALES
@@ -128,9 +119,9 @@ class Call:
         if api.backward:
             full = [n, c] + in_sp
             if api.in_order == "grad":
-                full = fmt_dims(n, c, in_sp, cl)
+                full = fmt_dims(full, cl)
             elif api.in_order == "out":
-                full = fmt_dims(n, c, in_sp, ocl)
+                full = fmt_dims(full, ocl)
             self.args["inputSize"] = IntArray(full)
         if api.has_align:
             self.args["alignCorners"] = align
@@ -416,7 +407,7 @@ def check_executor_reuse(api):
     same = all(np.array_equal(results[0], x, equal_nan=True) for x in results[1:])
     report(same and np.isfinite(results[0]).all(),
            "%s: repeatable executor gives identical finite results on every run" % api.name)
-    call.src.storage[...] = aclnn.to_storage(np.zeros(call.src.storage.size), call.src.acl_dtype)
+    call.src.storage[...] = to_storage(np.zeros(call.src.storage.size), call.src.acl_dtype)
     st1, m1 = aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
     report(st1 == 0 and np.all(call.dst.to_numpy() == 0),
            "%s: repeatable executor re-reads its input (zeros in -> zeros out) -> %d %s" % (
@@ -489,7 +480,7 @@ def check_overlap(api):
             if st == 0:
                 buf = aclnn.DeviceBuffer(max(ws, 1))
                 aclnn.launch(api.name, buf.ptr if ws else None, ws, ex)
-                got = aclnn.from_storage(shared[n_src:], dst.acl_dtype).reshape(separate.shape)
+                got = from_storage(shared[n_src:], dst.acl_dtype).reshape(separate.shape)
                 report(np.array_equal(got, separate, equal_nan=True),
                        "%s: equals the result in a separate buffer" % desc)
         for h in handles:
@@ -516,7 +507,7 @@ def check_recent_err_msg(api):
 def main(name, apis, checks, misc=None):
     """The body of an API suite: every check on every exported entry point (a crash in the
     harness is a failure), then misc(), then the `N passed, N failed` line."""
-    print("%s: library %s" % (name, aclnn._lib_path()))
+    print("%s: library %s" % (name, aclnn.lib_path()))
     acl = aclnn.Acl()
     for api in apis:
         if not aclnn.has_op(api.name):

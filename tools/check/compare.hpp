@@ -1,8 +1,10 @@
-// Storage dtypes as `upsample check` sees them: encoding to and from the raw bytes an aclTensor
-// holds, units in the last place, and the pass/fail tolerances.
+// How `upsample check` compares a result with the float64 reference: the dtypes it knows, units
+// in the last place, and the pass/fail tolerances. Values go to and from a dtype's bytes through
+// the library's codec (src/core/dtype.hpp).
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,12 +13,14 @@
 
 namespace upsample::cli {
 
+struct CheckRow;
+
 struct DTypeInfo {
   const char* name;  // as accepted by --dtype and printed
+  DType dtype;
   aclDataType acl;
-  size_t bytes;
-  int fraction_bits;  // explicit mantissa bits (floating dtypes)
-  int min_exponent;   // exponent of the smallest normal binade (floating dtypes)
+  int fraction_bits;     // explicit mantissa bits (floating dtypes)
+  int min_exponent;      // exponent of the smallest normal binade (floating dtypes)
   bool integer = false;  // uint8: values are integers, one unit apart
 };
 
@@ -24,9 +28,6 @@ struct DTypeInfo {
 const std::vector<DTypeInfo>& all_dtypes();
 const DTypeInfo* find_dtype(std::string_view name);
 
-// `value` must be representable in the dtype (see round_to).
-void store(const DTypeInfo& dtype, double value, void* dst);
-double load(const DTypeInfo& dtype, const void* src);
 // The dtype value nearest to `value` (ties to even; uint8 saturates to [0, 255]), as a double.
 double round_to(const DTypeInfo& dtype, double value);
 // Whether `a` and `b` (values representable in the dtype) have the same bytes in the dtype:
@@ -47,5 +48,11 @@ double ulp_at(const DTypeInfo& dtype, double value);
 // have the same bits as ours; 0 when it does, infinity when it does not.
 double error_ratio(const DTypeInfo& dtype, Direction direction, bool exact, double ours,
                    double ref);
+
+// Compares one case's result (`ours`, logical order, of logical `shape`) with the reference
+// element by element: updates the row's largest errors, and makes the worst element beyond the
+// tolerance so far its failure text (prefixed with `case_label`).
+void compare(const std::vector<double>& ours, const std::vector<double>& ref,
+             const std::vector<int64_t>& shape, const std::string& case_label, CheckRow* row);
 
 }  // namespace upsample::cli
