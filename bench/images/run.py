@@ -2,7 +2,7 @@
 """End-to-end image benchmark: `upsample resize` against libvips, Pillow, OpenCV and ImageMagick.
 
 Whole processes (start, decode, resample, encode, exit) timed side by side in one run on the
-image workloads I1-I3 (/work/shared/bench/workloads.md, "Image workloads"):
+project's standard image workloads I1-I3:
 
   I1  4000x3000 RGB JPEG (quality 92, photo-like) -> 1000x750, bicubic antialias, JPEG q95
   I2  the same image as PNG -> 1000x750 PNG

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "reference/mode.hpp"
 #include "reference/reference.hpp"
 #include "upsample/resample.hpp"
 
@@ -86,7 +87,7 @@ inline int64_t numel(const Problem& p, const std::array<int64_t, 3>& spatial) {
 
 inline reference::Problem to_reference(const Problem& p) {
   reference::Problem r;
-  r.mode = static_cast<reference::Mode>(static_cast<int>(p.op.mode));
+  r.mode = reference::reference_mode(p.op.mode);
   r.antialias = p.op.antialias;
   r.align_corners = p.op.align_corners;
   r.n = p.n;
