@@ -29,10 +29,13 @@ struct UPSAMPLE_API TensorDesc {
   std::array<int64_t, kMaxRank> sizes{};
   std::array<int64_t, kMaxRank> strides{};  // in elements; may be any value (views)
 
+  // The product of the sizes (0 when a size is 0), saturated at INT64_MAX: make_plan refuses
+  // tensors whose byte count does not fit int64.
   int64_t numel() const;
   // Row-major strides for `sizes` in the logical order (NCL, NCHW, NCDHW).
   static TensorDesc contiguous(DType dtype, std::initializer_list<int64_t> sizes);
   // Channels-last strides (NLC, NHWC, NDHWC) for logical `sizes` given as N, C, spatial...
+  // (Both saturate strides at INT64_MAX for absurd sizes, which make_plan then refuses.)
   static TensorDesc channels_last(DType dtype, std::initializer_list<int64_t> sizes);
   std::string to_string() const;  // "f32[2,3,4,5]/(60,20,5,1)"
 };

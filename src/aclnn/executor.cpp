@@ -9,6 +9,7 @@
 
 #include "acl/errors.hpp"
 #include "core/layout.hpp"
+#include "core/validate.hpp"
 
 namespace upsample::aclnn {
 namespace {
@@ -90,7 +91,9 @@ aclnnStatus make_executor(const char* api, const OpDesc& op, const LogicalTensor
                           aclOpExecutor** executor) {
   auto e = std::make_shared<Executor>();
   e->api = api;
-  if (Status st = make_plan(op, src.desc, dst.desc, &e->plan); !st.ok()) {
+  // Descriptors first, then aliasing, then the plan: an overlapping call is refused before any
+  // table is built.
+  if (Status st = core::validate(op, src.desc, dst.desc); !st.ok()) {
     return fail(api, status_to_aclnn(st), st.message);
   }
   bool undecided = false;
@@ -101,6 +104,9 @@ aclnnStatus make_executor(const char* api, const OpDesc& op, const LogicalTensor
         << src.desc.to_string() << " reads"
         << (undecided ? " (the views interleave too finely to rule an overlap out)" : "");
     return fail(api, ACLNN_ERR_PARAM_INVALID, why.str());
+  }
+  if (Status st = make_plan(op, src.desc, dst.desc, &e->plan); !st.ok()) {
+    return fail(api, status_to_aclnn(st), st.message);
   }
   e->src = src.data;
   e->dst = dst.data;

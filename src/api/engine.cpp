@@ -2,6 +2,7 @@
 // for the CPU backend; execute() = checks -> run.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <memory>
@@ -9,6 +10,8 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/checked.hpp"
+#include "core/executable.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
 #include "core/validate.hpp"
@@ -75,7 +78,8 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   if (Status st = core::plan_structure<W>(op, src, dst, limits, &plan); !st.ok()) return st;
   if (plan.empty) return Status::Ok();
   // Phase-1 memory, known before anything proportional to an axis is allocated.
-  const int64_t needed = plan.table_peak_bytes + cpu::compiled_table_bytes(plan);
+  const core::Backend& backend = cpu::backend();
+  const int64_t needed = core::phase_one_bytes(plan, backend);
   const size_t limit = resolved_max_bytes(options);
   if (static_cast<uint64_t>(needed) > limit) {
     std::ostringstream why;
@@ -85,7 +89,14 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
     return Status::Invalid(why.str());
   }
   core::build_tables(&plan);
-  impl->exe = cpu::compile(std::move(plan));
+  std::unique_ptr<core::Executable> exe = backend.compile(std::move(plan));
+  if (exe->workspace_bytes() > static_cast<size_t>(INT64_MAX)) {
+    std::ostringstream why;
+    why << "the workspace for " << src.to_string() << " -> " << dst.to_string()
+        << " would hold more bytes than int64 can count";
+    return Status::Invalid(why.str());
+  }
+  impl->exe = std::move(exe);
   return Status::Ok();
 }
 

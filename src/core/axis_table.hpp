@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/axis_weights.hpp"
+#include "core/checked.hpp"
 
 namespace upsample {
 
@@ -39,11 +40,13 @@ AxisTable<W> build_axis_table(const AxisSpec& spec) {
   return build_axis_table(AxisWeights<W>(spec));
 }
 
-// Bytes a materialised table of `taps` taps over `rows` rows occupies (its three arrays).
+// Bytes a materialised table of `taps` taps over `rows` rows occupies (its three arrays);
+// saturated at INT64_MAX (above every memory limit) for absurd counts.
 template <typename W>
 constexpr int64_t table_bytes(int64_t rows, int64_t taps) {
-  return (rows + 1) * static_cast<int64_t>(sizeof(int64_t)) +
-         taps * static_cast<int64_t>(sizeof(int64_t) + sizeof(W));
+  return saturating_add(
+      saturating_mul(saturating_add(rows, 1), static_cast<int64_t>(sizeof(int64_t))),
+      saturating_mul(taps, static_cast<int64_t>(sizeof(int64_t) + sizeof(W))));
 }
 
 template <typename W>

@@ -75,12 +75,16 @@ class AxisWeights {
   bool unit_taps() const {
     return kind_ == Kind::kIdentity || kind_ == Kind::kNearest || kind_ == Kind::kNearestExact;
   }
-  // Exact forms of the two flags, decided by visiting every row (O(rows), no allocation): a
-  // nearest axis of equal lengths is the identity only while float32 represents every index, and
-  // an area axis has single taps only for integer upsampling.
+  // Exact forms of the two flags, decided by visiting rows (no allocation): a nearest axis of
+  // equal lengths is the identity only while float32 represents every index, and an area axis
+  // has single taps only for integer upsampling. At most kMaxVisitedRows rows are visited, so
+  // phase 1 costs no more for an axis of 2^40 claimed elements than for one of 2^24; beyond
+  // that the answer is `false`, which is always safe: an identity axis resampled with its unit
+  // taps, or unit area taps (weight 1) applied with arithmetic, give the same bits.
+  static constexpr int64_t kMaxVisitedRows = int64_t{1} << 24;
   bool rows_are_identity() const {
     if (identity()) return true;
-    if (spec_.in_len != spec_.out_len || !unit_taps()) return false;
+    if (spec_.in_len != spec_.out_len || !unit_taps() || rows() > kMaxVisitedRows) return false;
     for (int64_t r = 0; r < rows(); ++r) {
       bool same = true;
       row(r, [&](int64_t index, W) { same = index == r; });
@@ -90,7 +94,7 @@ class AxisWeights {
   }
   bool rows_are_unit() const {
     if (unit_taps()) return true;
-    if (kind_ != Kind::kArea) return false;
+    if (kind_ != Kind::kArea || rows() > kMaxVisitedRows) return false;
     for (int64_t r = 0; r < rows(); ++r) {
       int64_t first, last, count;
       row_bounds(r, &first, &last, &count);
@@ -190,16 +194,24 @@ class AxisWeights {
     }
   }
 
-  // Total number of taps of the table (the transposed table has the same number). O(rows).
-  int64_t total_taps() const {
-    if (kind_ == Kind::kLinear) return 2 * rows();
-    if (kind_ == Kind::kCubic || kind_ == Kind::kCubicBackward) return 4 * rows();
+  // Total number of taps of the table (the transposed table has the same number): exact in
+  // closed form or by visiting at most kMaxVisitedRows rows (*exact = true); otherwise the upper
+  // bound rows() * max_taps_bound(), saturated (*exact = false: such a table is never
+  // materialised, see plan.cpp).
+  int64_t total_taps(bool* exact = nullptr) const {
+    if (exact != nullptr) *exact = true;
+    if (kind_ == Kind::kLinear) return saturating_mul(2, rows());
+    if (kind_ == Kind::kCubic || kind_ == Kind::kCubicBackward) return saturating_mul(4, rows());
     if (unit_taps()) return rows();
+    if (rows() > kMaxVisitedRows) {
+      if (exact != nullptr) *exact = false;
+      return saturating_mul(rows(), max_taps_bound());
+    }
     int64_t total = 0;
     for (int64_t r = 0; r < rows(); ++r) {
       int64_t first, last, count;
       row_bounds(r, &first, &last, &count);
-      total += count;  // <= rows * in_len, which fits: both are tensor dims
+      total = saturating_add(total, count);
     }
     return total;
   }

@@ -13,15 +13,29 @@ namespace upsample {
 
 // *out = a + b / a * b; false (and *out unspecified) when the exact result does not fit in T.
 template <typename T>
-[[nodiscard]] inline bool checked_add(T a, T b, T* out) {
+[[nodiscard]] constexpr bool checked_add(T a, T b, T* out) {
   static_assert(std::is_integral_v<T>);
   return !__builtin_add_overflow(a, b, out);
 }
 
 template <typename T>
-[[nodiscard]] inline bool checked_mul(T a, T b, T* out) {
+[[nodiscard]] constexpr bool checked_mul(T a, T b, T* out) {
   static_assert(std::is_integral_v<T>);
   return !__builtin_mul_overflow(a, b, out);
+}
+
+// a + b / a * b, saturated at the int64 range (for work estimates and byte counts that are
+// compared with a limit: a saturated figure is above every limit).
+[[nodiscard]] constexpr int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t out;
+  if (checked_add(a, b, &out)) return out;
+  return a < 0 ? INT64_MIN : INT64_MAX;  // an overflowing sum has operands of one sign
+}
+
+[[nodiscard]] constexpr int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t out;
+  if (checked_mul(a, b, &out)) return out;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
 }
 
 // `value` rounded up to a multiple of `multiple` (> 0).

@@ -1,12 +1,17 @@
-// The seam between the planner and a backend: a backend compiles a core::Plan into an
-// Executable, which runs it on concrete buffers. The CPU backend (src/cpu/backend.hpp) is one;
-// a GPU backend provides another compile() for the same plans.
+// The seam between the planner and a backend: a Backend estimates the memory its form of a
+// core::Plan will take and compiles the plan into an Executable, which runs it on concrete
+// buffers. The CPU backend (src/cpu/backend.hpp) is one; a GPU backend implements the same
+// interface for the same plans (docs/design.md).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "core/checked.hpp"
+#include "core/plan.hpp"
 #include "upsample/resample.hpp"
 
 namespace upsample::core {
@@ -24,5 +29,27 @@ class Executable {
   // One line per step: what it does, the kernel chosen, and why the other candidates declined.
   virtual std::string describe() const = 0;
 };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // Bytes compile() will allocate beyond the plan's core tables (its kernel-ready forms), known
+  // before anything is built: the backend's share of phase-1 memory.
+  virtual int64_t table_bytes(const Plan<float>& plan) const = 0;
+  virtual int64_t table_bytes(const Plan<double>& plan) const = 0;
+  // Takes over the plan (its materialised tables become the backend's).
+  virtual std::unique_ptr<Executable> compile(Plan<float>&& plan) const = 0;
+  virtual std::unique_ptr<Executable> compile(Plan<double>&& plan) const = 0;
+};
+
+// The most bytes phase 1 holds at once for `plan` (the limit of PlanOptions::max_bytes applies
+// to it): the peak while the core tables are built, or the core tables plus the backend's
+// kernel-ready forms once it compiles them.
+template <typename W>
+int64_t phase_one_bytes(const Plan<W>& plan, const Backend& backend) {
+  return std::max(plan.table_peak_bytes,
+                  saturating_add(plan.table_bytes, backend.table_bytes(plan)));
+}
 
 }  // namespace upsample::core

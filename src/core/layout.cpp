@@ -158,6 +158,18 @@ Addr gcd128(Addr a, Addr b) {
   return a < 0 ? -a : a;
 }
 
+// Decides whether two byte views share a byte by splitting them into slices along their largest
+// stride, visiting only slices that can meet the other view. Two reductions keep the work
+// independent of the number of rows for the views that occur in practice (several views into
+// one tensor: even/odd rows, every third row, side-by-side blocks, channel slices):
+//  - rows of equal stride S (each view's rows narrower than S): row k of one view can meet only
+//    the two rows of the other that start within S of it, and which pair that is does not depend
+//    on k - two checks of the row patterns decide every row;
+//  - rows of the other view whose stride divides the split stride: every slice meets the other
+//    view's rows at the same phase, so all slices whose neighbouring rows of the other view all
+//    exist give the same answer - one is checked, plus the few slices at either end.
+// The work is still bounded (kBudget visits): a view pair too intricate for both reductions is
+// reported as overlapping with `undecided` set, so a real overlap is never missed.
 class OverlapSearch {
  public:
   static constexpr int64_t kBudget = int64_t{1} << 22;
@@ -172,31 +184,91 @@ class OverlapSearch {
     if (a_end <= b.base || b_end <= a.base) return false;
     if (a.covers() && b.covers()) return true;
     if (residues_apart(a, b)) return false;
-    // Split the view with the longer extent along its largest stride; visit only the slices
-    // whose extent meets the other view's.
+    if (is_lattice(a) && is_lattice(b)) {
+      const Addr sa = top_stride(a), sb = top_stride(b);
+      if (sa == sb) return rows_overlap(a, b);
+      if (sa % sb == 0) return split(a, b, /*periodic=*/true);
+      if (sb % sa == 0) return split(b, a, /*periodic=*/true);
+    }
+    // Split the view with the longer extent along its largest stride.
     const bool split_a = a.extent() >= b.extent() ? a.dims > 0 : b.dims == 0;
-    const ByteView& big = split_a ? a : b;
-    const ByteView& other = split_a ? b : a;
-    ByteView slice = big;
-    slice.dims = big.dims - 1;
-    const Addr stride = big.stride[big.dims - 1];
+    return split_a ? split(a, b, false) : split(b, a, false);
+  }
+
+ private:
+  static Addr top_stride(const ByteView& v) { return v.stride[v.dims - 1]; }
+  // v without its largest-stride dim (one row), at v's base.
+  static ByteView row_of(const ByteView& v) {
+    ByteView r = v;
+    r.dims = v.dims - 1;
+    return r;
+  }
+  // Rows along the largest stride that do not overlap each other.
+  static bool is_lattice(const ByteView& v) {
+    return v.dims > 0 && row_of(v).extent() <= top_stride(v);
+  }
+  // Two lattices of equal row stride S. With b.base - a.base = q * S + r (0 <= r < S), row k of
+  // a can meet only row j = k - q of b (which starts r bytes later) or row j = k - q - 1 (which
+  // starts S - r bytes earlier), for the rows both views have.
+  bool rows_overlap(const ByteView& a, const ByteView& b) {
+    const Addr s = top_stride(a);
+    const Addr ka = a.size[a.dims - 1], kb = b.size[b.dims - 1];
+    const Addr q = floor_div(b.base - a.base, s);
+    const Addr r = b.base - a.base - q * s;
+    ByteView row_a = row_of(a), row_b = row_of(b);
+    row_a.base = 0;
+    for (const Addr shift : {Addr{0}, Addr{1}}) {  // k = j + q + shift
+      const Addr j_first = std::max<Addr>(0, -q - shift);
+      const Addr j_last = std::min<Addr>(kb, ka - q - shift) - 1;
+      if (j_first > j_last) continue;
+      row_b.base = r - shift * s;
+      if (overlap(row_a, row_b)) return true;
+      if (undecided) return true;
+    }
+    return false;
+  }
+
+  // Visits the slices of `big` along its largest stride that can meet `other`. `periodic`: other
+  // is a lattice whose row stride divides big's, so slices whose reach of other's rows is not
+  // cut off by other's first or last row all give the answer of the first such slice.
+  bool split(const ByteView& big, const ByteView& other, bool periodic) {
+    ByteView slice = row_of(big);
+    const Addr stride = top_stride(big);
     const Addr slice_extent = slice.extent();
     const Addr other_end = other.base + other.extent();
-    // Slice k spans [big.base + k * stride, + slice_extent); it meets `other` iff
+    // Slice k spans [big.base + k * stride, + slice_extent); it meets `other`'s hull iff
     // big.base + k * stride < other_end and big.base + k * stride + slice_extent > other.base.
-    Addr k_first = floor_div(other.base - slice_extent - big.base, stride) + 1;
-    Addr k_last = ceil_div(other_end - big.base, stride) - 1;
-    k_first = std::max<Addr>(k_first, 0);
-    k_last = std::min<Addr>(k_last, big.size[big.dims - 1] - 1);
+    const Addr k_first =
+        std::max<Addr>(floor_div(other.base - slice_extent - big.base, stride) + 1, 0);
+    const Addr k_last =
+        std::min<Addr>(ceil_div(other_end - big.base, stride) - 1, big.size[big.dims - 1] - 1);
+    const Addr t = periodic ? top_stride(other) : 1;
+    const Addr other_rows = periodic ? other.size[other.dims - 1] : 0;
+    const Addr other_row_extent = periodic ? row_of(other).extent() : 0;
+    bool interior_checked = false;
     for (Addr k = k_first; k <= k_last; ++k) {
       slice.base = big.base + k * stride;
+      if (periodic) {
+        // The rows j of other whose span meets the slice: other.base + j * t is within
+        // (slice.base - other_row_extent, slice.base + slice_extent).
+        const Addr j_lo = floor_div(slice.base - other_row_extent - other.base, t) + 1;
+        const Addr j_hi = ceil_div(slice.base + slice_extent - other.base, t) - 1;
+        if (j_lo >= 0 && j_hi < other_rows) {
+          if (interior_checked) {
+            // Skip to the last interior slice's successor: j_hi grows by stride / t per slice.
+            const Addr last_interior = k + (other_rows - 1 - j_hi) / (stride / t);
+            k = std::min(last_interior, k_last);
+            continue;
+          }
+          interior_checked = true;
+        }
+      }
       if (overlap(slice, other)) return true;
       if (undecided) return true;
     }
     return false;
   }
 
- private:
   // Every element address of a is congruent to a.base modulo g, every address of b to b.base,
   // where g divides all strides: when the residues keep every pair at least one element apart,
   // no bytes are shared (even/odd interleavings).

@@ -36,10 +36,11 @@ struct PlacedView {
   uintptr_t base = 0;
 };
 
-// True when some byte of an element of `a` is also a byte of an element of `b`. Exact for
-// non-overlapping interleavings (even/odd elements, side-by-side blocks of one canvas); a view
-// structure too fine-grained to decide within a bounded amount of work is reported as
-// overlapping (`*undecided` set), so a true overlap is never missed.
+// True when some byte of an element of `a` is also a byte of an element of `b`. Exact, with work
+// independent of the row counts, for views into one tensor whose row strides are equal or
+// divide one another (even/odd rows or elements, every k-th row, side-by-side blocks of one
+// canvas, channel slices; layout.cpp); a pair too intricate to decide within a bounded amount
+// of work is reported as overlapping (`*undecided` set), so a true overlap is never missed.
 bool views_overlap(const PlacedView& a, const PlacedView& b, bool* undecided = nullptr);
 
 std::string sizes_string(const TensorDesc& t);

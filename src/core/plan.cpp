@@ -1,7 +1,7 @@
-// build_plan's steps: choose_order -> build_axes -> order_backward_passes -> emit_steps ->
-// layout_workspace (validation
-// is core/validate.cpp; the tables themselves are built by build_tables once the caller has
-// checked the memory they need).
+// plan_structure()'s steps: choose_order -> build_axes -> order_backward_passes ->
+// count_table_memory -> StepEmitter (steps and workspace regions) -> find_batch. Validation is
+// core/validate.cpp; the tables themselves are built by build_tables() once the caller has
+// checked the memory they need.
 //
 // Layout: every tensor that is dense in some dimension order (NCHW, NHWC, NDHWC, any
 // permutation) is viewed, for the pass on one axis, as [outer, len, inner] with inner = the
@@ -59,7 +59,7 @@ int64_t forward_max_taps(const AxisWeights<W>& weights) {
 // its separable antialias resamples W first), so float32 intermediates round as PyTorch's do.
 // Doing a shrinking axis first would be cheaper for downsampling, but changes that rounding.
 template <typename W>
-Status build_axes(const PlanLimits& limits, Plan<W>* p) {
+void build_axes(const PlanLimits& limits, Plan<W>* p) {
   const OpDesc& op = p->op;
   const bool forward = op.direction == Direction::kForward;
   // The geometry is defined on (input, output) = forward (src, dst) or backward (dst, src).
@@ -75,28 +75,42 @@ Status build_axes(const PlanLimits& limits, Plan<W>* p) {
     axis.transposed = !forward;
     axis.rows = forward ? spec.out_len : spec.in_len;
     axis.src_len = forward ? spec.in_len : spec.out_len;
-    axis.total_taps = axis.weights.total_taps();
+    bool counted = false;
+    axis.total_taps = axis.weights.total_taps(&counted);
     // (A transposed table of single unit taps would be a bijection, i.e. the identity.)
     axis.unit_taps = forward && axis.weights.rows_are_unit();
-    // Bytes of the materialised table; a backward table is built forward, then transposed
-    // (with a cursor per row), and only the transpose is kept.
-    const CheckedInt64 kept =
-        CheckedInt64(table_bytes<W>(axis.rows, 0)) +
-        CheckedInt64(axis.total_taps) * static_cast<int64_t>(sizeof(int64_t) + sizeof(W));
-    CheckedInt64 peak = kept;
-    if (!forward) peak = peak * 2 + CheckedInt64(axis.rows) * static_cast<int64_t>(sizeof(int64_t));
-    axis.materialized = peak.ok() && peak.value() <= limits.table_budget;
+    // The table is built forward (weights.rows() rows); a backward table is then transposed
+    // (the transpose and a cursor per row are allocated while the forward table lives) and only
+    // the transpose is kept. A table whose taps were not counted (more rows than phase 1 visits:
+    // over 128 MiB of row offsets alone) is streamed.
+    const int64_t built = table_bytes<W>(axis.weights.rows(), axis.total_taps);
+    axis.kept_bytes = table_bytes<W>(axis.rows, axis.total_taps);
+    axis.build_peak_bytes =
+        forward ? built
+                : saturating_add(saturating_add(built, axis.kept_bytes),
+                                 saturating_mul(axis.rows, int64_t{sizeof(int64_t)}));
+    axis.materialized = counted && axis.build_peak_bytes <= limits.table_budget;
     if (axis.materialized) {
       axis.max_taps = forward ? forward_max_taps(axis.weights) : transposed_max_taps(axis.weights);
-      p->table_bytes += kept.value();
-      p->table_peak_bytes =
-          std::max(p->table_peak_bytes, p->table_bytes + peak.value() - kept.value());
     } else {
       axis.max_taps = forward ? axis.weights.max_taps_bound() : axis.src_len;
     }
     p->axes.push_back(std::move(axis));
   }
-  return Status::Ok();
+}
+
+// Phase-1 memory of the materialised tables, in the order build_tables() builds them: what is
+// kept, and the peak while building (earlier tables kept, plus one table's build peak).
+template <typename W>
+void count_table_memory(Plan<W>* p) {
+  p->table_bytes = 0;
+  p->table_peak_bytes = 0;
+  for (const Axis<W>& axis : p->axes) {
+    if (!axis.materialized) continue;
+    p->table_peak_bytes =
+        std::max(p->table_peak_bytes, saturating_add(p->table_bytes, axis.build_peak_bytes));
+    p->table_bytes = saturating_add(p->table_bytes, axis.kept_bytes);
+  }
 }
 
 // Backward passes in the order whose largest intermediate is smallest (ties keep W, H, D).
@@ -143,97 +157,122 @@ CopyShape copy_shape(int rank, const DimOrder& order, const std::array<int64_t, 
   return c;
 }
 
-// The steps, their buffers and the bytes each workspace region must hold.
+// The steps and their buffers: a gather of a non-dense src into the workspace, one resample step
+// per axis, a scatter into a non-dense dst. Intermediates alternate between the two workspace
+// regions; every element count and byte count is checked, and the first that does not fit int64
+// ends the plan with a message.
 template <typename W>
-Status emit_steps(Plan<W>* p) {
-  const int rank = p->src.rank;
-  const TensorDesc& src = p->src;
-  const TensorDesc& dst = p->dst;
-  const bool src_dense = dense_in_order(src, p->order);
-  const bool dst_dense = dense_in_order(dst, p->order);
-  std::array<int64_t, kMaxRank> cur = src.sizes;
-  Buffer cur_buf = Buffer::kSrc;
-  DType cur_type = src.dtype;
-  int next_region = 0;
-  Status overflow = Status::Ok();
-  auto new_region = [&](DType type, const std::array<int64_t, kMaxRank>& sizes) {
-    const int region = next_region;
-    next_region ^= 1;
-    CheckedInt64 bytes = static_cast<int64_t>(dtype_size(type));
-    for (int d = 0; d < rank; ++d) bytes *= sizes[d];
-    bytes = (bytes + (kAlign - 1));
-    if (!bytes.ok()) {
-      std::ostringstream why;
-      why << "an intermediate tensor of " << src.to_string() << " -> " << dst.to_string()
-          << " would hold more bytes than int64 can count";
-      overflow = Status::Invalid(why.str());
-    } else {
-      p->region_bytes[region] = std::max(p->region_bytes[region], bytes.value() / kAlign * kAlign);
-    }
-    return region == 0 ? Buffer::kRegion0 : Buffer::kRegion1;
-  };
+class StepEmitter {
+ public:
+  explicit StepEmitter(Plan<W>* p)
+      : p_(p), cur_(p->src.sizes), cur_type_(p->src.dtype), rank_(p->src.rank) {}
 
-  if (p->axes.empty()) {  // every axis is the identity: one strided copy, any layouts
-    Step step;
-    step.kind = Step::Kind::kCopy;
-    step.copy = copy_shape(rank, p->order, cur, src.strides.data(), dst.strides.data(), src.dtype);
-    step.in_type = step.out_type = src.dtype;
-    p->steps.push_back(step);
+  Status emit() {
+    const TensorDesc& src = p_->src;
+    const TensorDesc& dst = p_->dst;
+    if (p_->axes.empty()) {  // every axis is the identity: one strided copy, any layouts
+      p_->steps.push_back(copy_step(src.strides.data(), dst.strides.data(), src.dtype));
+      return Status::Ok();
+    }
+    if (!dense_in_order(src, p_->order)) {
+      Step step =
+          copy_step(src.strides.data(), dense_strides(cur_, rank_, p_->order).data(), src.dtype);
+      step.in = cur_buf_;
+      if (Status st = new_region(src.dtype, cur_, &step.out); !st.ok()) return st;
+      cur_buf_ = step.out;
+      p_->steps.push_back(step);
+    }
+    const bool dst_dense = dense_in_order(dst, p_->order);
+    for (size_t i = 0; i < p_->axes.size(); ++i) {
+      if (Status st = emit_resample(i, i + 1 == p_->axes.size() && dst_dense); !st.ok()) return st;
+    }
+    if (!dst_dense) {
+      Step step =
+          copy_step(dense_strides(cur_, rank_, p_->order).data(), dst.strides.data(), dst.dtype);
+      step.in = cur_buf_;
+      step.out = Buffer::kDst;
+      p_->steps.push_back(step);
+    }
     return Status::Ok();
   }
-  if (!src_dense) {
+
+ private:
+  using Sizes = std::array<int64_t, kMaxRank>;
+
+  Step copy_step(const int64_t* from_strides, const int64_t* to_strides, DType type) const {
     Step step;
     step.kind = Step::Kind::kCopy;
-    step.copy = copy_shape(rank, p->order, cur, src.strides.data(),
-                           dense_strides(cur, rank, p->order).data(), src.dtype);
-    step.in_type = step.out_type = src.dtype;
-    step.in = cur_buf;
-    step.out = cur_buf = new_region(src.dtype, cur);
-    p->steps.push_back(step);
+    step.copy = copy_shape(rank_, p_->order, cur_, from_strides, to_strides, type);
+    step.in_type = step.out_type = type;
+    return step;
   }
-  for (size_t i = 0; i < p->axes.size(); ++i) {
-    const Axis<W>& axis = p->axes[i];
-    const bool last = i + 1 == p->axes.size();
+
+  // The resample step of axis i, from the current tensor into the next one (`into_dst`: the last
+  // step writes the caller's dst directly).
+  Status emit_resample(size_t i, bool into_dst) {
+    const Axis<W>& axis = p_->axes[i];
+    const bool last = i + 1 == p_->axes.size();
+    Sizes next = cur_;
+    next[axis.dim] = axis.rows;
     Step step;
     step.kind = Step::Kind::kResample;
     step.axis = static_cast<int>(i);
-    const auto pos =
-        std::find(p->order.begin(), p->order.begin() + rank, axis.dim) - p->order.begin();
-    for (int k = 0; k < rank; ++k) {
-      if (k < pos) step.shape.outer *= cur[p->order[k]];
-      if (k > pos) step.shape.inner *= cur[p->order[k]];
-    }
-    step.shape.src_len = cur[axis.dim];
-    step.shape.rows = axis.rows;
-    std::array<int64_t, kMaxRank> next = cur;
-    next[axis.dim] = axis.rows;
     // A unit-tap pass (nearest forward) moves values, so it keeps the storage type exactly;
     // other intermediates are in the accumulation type.
-    step.in_type = cur_type;
-    step.out_type = last ? dst.dtype : (axis.unit_taps ? cur_type : p->acc_type);
-    step.in = cur_buf;
-    step.out = last && dst_dense ? Buffer::kDst : new_region(step.out_type, next);
-    p->steps.push_back(step);
-    cur_buf = step.out;
-    cur_type = step.out_type;
-    cur = next;
+    step.in_type = cur_type_;
+    step.out_type = last ? p_->dst.dtype : (axis.unit_taps ? cur_type_ : p_->acc_type);
+    step.in = cur_buf_;
+    if (into_dst) {
+      step.out = Buffer::kDst;
+    } else if (Status st = new_region(step.out_type, next, &step.out); !st.ok()) {
+      return st;
+    }
+    // Both tensors' element counts fit int64 (src and dst validated, intermediates checked by
+    // new_region), so these partial products do too.
+    const auto pos =
+        std::find(p_->order.begin(), p_->order.begin() + rank_, axis.dim) - p_->order.begin();
+    for (int k = 0; k < rank_; ++k) {
+      if (k < pos) step.shape.outer *= cur_[p_->order[k]];
+      if (k > pos) step.shape.inner *= cur_[p_->order[k]];
+    }
+    step.shape.src_len = cur_[axis.dim];
+    step.shape.rows = axis.rows;
+    p_->steps.push_back(step);
+    cur_buf_ = step.out;
+    cur_type_ = step.out_type;
+    cur_ = next;
+    return Status::Ok();
   }
-  if (!dst_dense) {
-    Step step;
-    step.kind = Step::Kind::kCopy;
-    step.copy = copy_shape(rank, p->order, cur, dense_strides(cur, rank, p->order).data(),
-                           dst.strides.data(), dst.dtype);
-    step.in_type = step.out_type = dst.dtype;
-    step.in = cur_buf;
-    step.out = Buffer::kDst;
-    p->steps.push_back(step);
+
+  // The next workspace region, grown to hold a dense tensor of `sizes`.
+  Status new_region(DType type, const Sizes& sizes, Buffer* buffer) {
+    const int region = next_region_;
+    next_region_ ^= 1;
+    CheckedInt64 bytes = static_cast<int64_t>(dtype_size(type));
+    for (int d = 0; d < rank_; ++d) bytes *= sizes[d];
+    bytes += kAlign - 1;
+    if (!bytes.ok()) {
+      std::ostringstream why;
+      why << "an intermediate tensor of " << p_->src.to_string() << " -> " << p_->dst.to_string()
+          << " would hold more bytes than int64 can count";
+      return Status::Invalid(why.str());
+    }
+    p_->region_bytes[region] = std::max(p_->region_bytes[region], bytes.value() / kAlign * kAlign);
+    *buffer = region == 0 ? Buffer::kRegion0 : Buffer::kRegion1;
+    return Status::Ok();
   }
-  return overflow;
-}
+
+  Plan<W>* p_;
+  Sizes cur_;
+  Buffer cur_buf_ = Buffer::kSrc;
+  DType cur_type_;
+  int rank_;
+  int next_region_ = 0;
+};
 
 // The leading dims in memory order before the first resampled one: independent slices.
 template <typename W>
-void layout_workspace(Plan<W>* p) {
+void find_batch(Plan<W>* p) {
   p->batch = 1;
   for (int k = 0; k < p->src.rank; ++k) {
     const int dim = p->order[k];
@@ -256,10 +295,11 @@ Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc&
   p->empty = dst.numel() == 0;
   if (p->empty) return Status::Ok();
   p->order = choose_order(src, dst);
-  if (Status st = build_axes(limits, p); !st.ok()) return st;
+  build_axes(limits, p);
   order_backward_passes(p);
-  if (Status st = emit_steps(p); !st.ok()) return st;
-  layout_workspace(p);
+  count_table_memory(p);
+  if (Status st = StepEmitter<W>(p).emit(); !st.ok()) return st;
+  find_batch(p);
   return Status::Ok();
 }
 

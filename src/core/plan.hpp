@@ -1,15 +1,16 @@
 // The backend-neutral plan: what to compute, in which order, through which buffers.
 //
-// build_plan() turns (OpDesc, src, dst) into:
+// plan_structure() turns (OpDesc, src, dst) into:
 //   - the memory order in which every tensor is seen as [outer, len, inner] per pass,
 //   - per resampled axis, its weights: a materialised AxisTable (transposed for backward) or, for
 //     an axis too long to materialise, the row generator (AxisWeights) the kernels stream from,
 //   - the step list: layout copies (a non-dense view gathered into the workspace or scattered out
 //     of it) and resample passes (axis, shape, storage types in and out),
 //   - the workspace regions the intermediates need.
-// It knows no backend: a backend (src/cpu) turns the steps into kernels and runs them. The steps
-// are named after what they do: validate -> choose_order -> build_axes -> emit_steps ->
-// layout_workspace.
+// It knows no backend: a backend (src/cpu) turns the steps into kernels and runs them
+// (core/executable.hpp). Its steps are named after what they do (plan.cpp): choose_order ->
+// build_axes -> order_backward_passes -> count_table_memory -> StepEmitter -> find_batch;
+// build_tables() then materialises the tables once the caller has accepted their memory.
 #pragma once
 
 #include <cstdint>
@@ -47,16 +48,18 @@ struct CopyShape {
 // The weights of one resampled axis.
 template <typename W>
 struct Axis {
-  int dim = -1;               // logical dim of the tensors
-  AxisWeights<W> weights;     // the forward rows, generated on demand
-  bool transposed = false;    // backward: rows are input indices, taps the outputs
-  bool materialized = false;  // `table` holds every row (else kernels stream `weights`)
-  AxisTable<W> table;         // when materialized; already transposed for backward
-  int64_t rows = 0;           // rows of the (transposed) table
-  int64_t src_len = 0;        // the axis length the taps index into
-  int64_t total_taps = 0;
-  int64_t max_taps = 0;    // the longest row (exact)
-  bool unit_taps = false;  // every row one tap of weight 1: values move, no arithmetic
+  int dim = -1;                  // logical dim of the tensors
+  AxisWeights<W> weights;        // the forward rows, generated on demand
+  bool transposed = false;       // backward: rows are input indices, taps the outputs
+  bool materialized = false;     // `table` holds every row (else kernels stream `weights`)
+  AxisTable<W> table;            // when materialized; already transposed for backward
+  int64_t rows = 0;              // rows of the (transposed) table
+  int64_t src_len = 0;           // the axis length the taps index into
+  int64_t total_taps = 0;        // exact when materialized, else an upper bound
+  int64_t max_taps = 0;          // the longest row (exact when materialized, else an upper bound)
+  int64_t kept_bytes = 0;        // the materialised (transposed) table
+  int64_t build_peak_bytes = 0;  // the most bytes live while building it
+  bool unit_taps = false;        // every row one tap of weight 1: values move, no arithmetic
 
   explicit Axis(const AxisSpec& spec) : weights(spec) {}
 };
@@ -83,6 +86,8 @@ struct Plan {
   DimOrder order{};           // memory order of the passes, outermost dim first
   std::vector<Axis<W>> axes;  // resampled axes, in pass order (W, then H, then D)
   std::vector<Step> steps;
+  // Bytes each workspace region needs when every step runs on its own (a backend that fuses
+  // steps, keeping an intermediate in cache, may need less and lays out its own workspace).
   int64_t region_bytes[2] = {0, 0};
   // The leading dims in memory order that no pass resamples form `batch` independent slices
   // (N*C for NCHW, N for NHWC); every step's buffers split into equal per-slice parts.

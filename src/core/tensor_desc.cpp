@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/checked.hpp"
+
 namespace upsample {
 
 size_t dtype_size(DType dtype) {
@@ -41,8 +43,11 @@ const char* dtype_name(DType dtype) {
 }
 
 int64_t TensorDesc::numel() const {
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return 0;
+  }
   int64_t n = 1;
-  for (int d = 0; d < rank; ++d) n *= sizes[d];
+  for (int d = 0; d < rank; ++d) n = saturating_mul(n, sizes[d]);
   return n;
 }
 
@@ -55,7 +60,7 @@ TensorDesc TensorDesc::contiguous(DType dtype, std::initializer_list<int64_t> si
   int64_t stride = 1;
   for (int i = t.rank - 1; i >= 0; --i) {
     t.strides[i] = stride;
-    stride *= t.sizes[i];
+    stride = saturating_mul(stride, t.sizes[i]);
   }
   return t;
 }
@@ -65,10 +70,10 @@ TensorDesc TensorDesc::channels_last(DType dtype, std::initializer_list<int64_t>
   // Physical order N, spatial..., C.
   int64_t stride = 1;
   t.strides[1] = stride;
-  stride *= t.sizes[1];
+  stride = saturating_mul(stride, t.sizes[1]);
   for (int i = t.rank - 1; i >= 2; --i) {
     t.strides[i] = stride;
-    stride *= t.sizes[i];
+    stride = saturating_mul(stride, t.sizes[i]);
   }
   t.strides[0] = stride;
   return t;

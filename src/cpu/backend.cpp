@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/checked.hpp"
 #include "cpu/program.hpp"
 #include "cpu/threads.hpp"
 
@@ -13,7 +14,18 @@ namespace upsample::cpu {
 namespace {
 
 constexpr size_t kAlign = 64;
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+// Workspace arithmetic saturates at SIZE_MAX: such a workspace is refused (api/engine.cpp).
+size_t add_sat(size_t a, size_t b) {
+  size_t out;
+  return checked_add(a, b, &out) ? out : SIZE_MAX;
+}
+size_t mul_sat(size_t a, size_t b) {
+  size_t out;
+  return checked_mul(a, b, &out) ? out : SIZE_MAX;
+}
+size_t align_up(size_t n) {
+  return n > SIZE_MAX - kAlign ? SIZE_MAX : (n + kAlign - 1) / kAlign * kAlign;
+}
 
 // Intermediate rows a thread of a fused pair keeps: about half of a typical L2.
 constexpr int64_t kFusedRowsBytes = int64_t{384} << 10;
@@ -63,7 +75,7 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
     c.fn = strided_copy<W>();
     c.args.copy = step.copy;
     c.items = copy_items(step.copy);
-    c.work = c.items * step.copy.sizes[step.copy.rank - 1];
+    c.work = saturating_mul(c.items, step.copy.sizes[step.copy.rank - 1]);
     return c;
   }
   const PassChoice<W> choice = choose_pass_kernel(request_for(plan_, step));
@@ -83,7 +95,8 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.items = choice.items(choice.shape);
   c.scratch_bytes = choice.scratch_bytes;
   const PassShape& s = step.shape;
-  c.work = s.outer * s.rows * s.inner * std::max<int64_t>(1, axis.max_taps);
+  // (max_taps of a streamed transposed axis is its source length: the product may saturate.)
+  c.work = saturating_mul(s.outer * s.rows * s.inner, std::max<int64_t>(1, axis.max_taps));
   const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
   const int64_t out_size = static_cast<int64_t>(dtype_size(step.out_type));
   c.in_slice_bytes = s.outer * s.src_len * s.inner / plan_.batch * in_size;
@@ -214,15 +227,17 @@ void Program<W>::layout_workspace() {
   }
   region_offset_[0] = 0;
   region_offset_[1] = align_up(static_cast<size_t>(region_bytes[0]));
-  workspace_bytes_ = region_offset_[1] + align_up(static_cast<size_t>(region_bytes[1]));
+  workspace_bytes_ = add_sat(region_offset_[1], align_up(static_cast<size_t>(region_bytes[1])));
   if (strategy_.planes) {
     slot_region_offset_[0] = 0;
-    slot_region_offset_[1] = align_up(static_cast<size_t>(slice_region[0] * strategy_.block));
+    slot_region_offset_[1] = align_up(
+        mul_sat(static_cast<size_t>(slice_region[0]), static_cast<size_t>(strategy_.block)));
     slot_bytes_ =
-        slot_region_offset_[1] + align_up(static_cast<size_t>(slice_region[1] * strategy_.block));
+        add_sat(slot_region_offset_[1], align_up(mul_sat(static_cast<size_t>(slice_region[1]),
+                                                         static_cast<size_t>(strategy_.block))));
     // Tensor mode stays available (run() picks per call), so the workspace covers both.
     workspace_bytes_ =
-        std::max(workspace_bytes_, slot_bytes_ * static_cast<size_t>(strategy_.slots));
+        std::max(workspace_bytes_, mul_sat(slot_bytes_, static_cast<size_t>(strategy_.slots)));
   }
   // Each thread's kernel scratch, after everything else; it bounds the team size.
   int64_t scratch = 0;
@@ -231,7 +246,8 @@ void Program<W>::layout_workspace() {
     scratch_bytes_ = align_up(static_cast<size_t>(scratch));
     scratch_slots_ = std::clamp(default_threads(), 1, 64);
     scratch_offset_ = workspace_bytes_;
-    workspace_bytes_ += scratch_bytes_ * static_cast<size_t>(scratch_slots_);
+    workspace_bytes_ =
+        add_sat(workspace_bytes_, mul_sat(scratch_bytes_, static_cast<size_t>(scratch_slots_)));
   }
 }
 
@@ -270,6 +286,32 @@ int64_t compiled_table_bytes(const core::Plan<W>& plan) {
 template <typename W>
 std::unique_ptr<core::Executable> compile(core::Plan<W>&& plan) {
   return std::make_unique<Program<W>>(std::move(plan));
+}
+
+namespace {
+
+class CpuBackend final : public core::Backend {
+ public:
+  const char* name() const override { return "cpu"; }
+  int64_t table_bytes(const core::Plan<float>& plan) const override {
+    return compiled_table_bytes(plan);
+  }
+  int64_t table_bytes(const core::Plan<double>& plan) const override {
+    return compiled_table_bytes(plan);
+  }
+  std::unique_ptr<core::Executable> compile(core::Plan<float>&& plan) const override {
+    return cpu::compile(std::move(plan));
+  }
+  std::unique_ptr<core::Executable> compile(core::Plan<double>&& plan) const override {
+    return cpu::compile(std::move(plan));
+  }
+};
+
+}  // namespace
+
+const core::Backend& backend() {
+  static const CpuBackend instance;
+  return instance;
 }
 
 template class Program<float>;

@@ -19,4 +19,7 @@ int64_t compiled_table_bytes(const core::Plan<W>& plan);
 template <typename W>
 std::unique_ptr<core::Executable> compile(core::Plan<W>&& plan);
 
+// The two functions above as the planner's core::Backend.
+const core::Backend& backend();
+
 }  // namespace upsample::cpu

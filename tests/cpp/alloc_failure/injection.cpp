@@ -1,8 +1,9 @@
 // The replaced global operator new / delete of the allocation-failure executables: they count
-// live allocations and, when armed on the calling thread, fail its nth allocation (or every
-// allocation from the nth on).
+// live allocations and their bytes and, when armed on the calling thread, fail its nth allocation
+// (or every allocation from the nth on).
 #include "cpp/alloc_failure/injection.hpp"
 
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <cstddef>
@@ -12,6 +13,8 @@
 namespace upsample::testing_alloc {
 
 std::atomic<int64_t> g_live_allocations{0};
+std::atomic<int64_t> g_live_bytes{0};
+std::atomic<int64_t> g_peak_bytes{0};
 // The calling thread's allocations left before the injected failure; negative: none armed.
 thread_local int64_t t_allocations_before_failure = -1;
 thread_local bool t_keep_failing = false;
@@ -39,7 +42,14 @@ void* allocate(size_t bytes, size_t alignment) noexcept {
   } else if (posix_memalign(&memory, alignment, bytes) != 0) {
     memory = nullptr;
   }
-  if (memory != nullptr) g_live_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (memory != nullptr) {
+    g_live_allocations.fetch_add(1, std::memory_order_relaxed);
+    const int64_t live = g_live_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(memory))) +
+                         static_cast<int64_t>(malloc_usable_size(memory));
+    int64_t peak = g_peak_bytes.load();
+    while (live > peak && !g_peak_bytes.compare_exchange_weak(peak, live)) {
+    }
+  }
   return memory;
 }
 
@@ -52,6 +62,7 @@ void* allocate_or_throw(size_t bytes, size_t alignment) {
 void deallocate(void* memory) noexcept {
   if (memory == nullptr) return;
   g_live_allocations.fetch_sub(1, std::memory_order_relaxed);
+  g_live_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(memory)));
   std::free(memory);
 }
 

@@ -11,6 +11,11 @@
 namespace upsample::testing_alloc {
 
 extern std::atomic<int64_t> g_live_allocations;
+// Bytes of the live allocations (malloc_usable_size) and the most there were since
+// reset_peak_bytes().
+extern std::atomic<int64_t> g_live_bytes;
+extern std::atomic<int64_t> g_peak_bytes;
+inline void reset_peak_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 extern thread_local int64_t t_allocations_before_failure;
 extern thread_local bool t_keep_failing;
 extern thread_local int64_t t_injected_failures;
