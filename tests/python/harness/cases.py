@@ -359,6 +359,10 @@ def scale_cases(add, rng, r, double=True, not_floor=True):
             n, c, ins, outs = random_sizes(rng, r)
             sc = [round(o / i * float(rng.uniform(1.05, 1.6)), 3) for i, o in zip(ins, outs)]
             add(n, c, ins, outs, False, sc, "scale-not-floor")
+        # an extreme but finite scale: every source coordinate collapses onto the first inputs
+        # (torch's result is defined there; tiny scales make torch 1.13 read out of bounds)
+        n, c, ins, outs = random_sizes(rng, r)
+        add(n, c, ins, outs, False, [1e30] * r, "scale-1e30")
 
 
 def strided_cases(add, rng, r, channels_last, scaled):
