@@ -114,6 +114,42 @@ std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
   return "";
 }
 
+// Whether a block of `lanes` consecutive outputs of a horizontal pass (over rows of `group`-
+// element groups) reads more than four vectors of input: the windowed permutes of
+// simd_horizontal cannot pick its taps. Estimated from the ratio and the longest row, so that the
+// choice is the same before the tables exist (phase-1 memory) and after.
+template <typename W>
+bool wide_windows(const core::Axis<W>& axis, int64_t group, int64_t lanes) {
+  const double ratio =
+      static_cast<double>(axis.src_len) / static_cast<double>(std::max<int64_t>(axis.rows, 1));
+  const double span =
+      static_cast<double>(lanes - 1) * ratio + static_cast<double>(axis.max_taps * group);
+  return span > static_cast<double>(4 * lanes);
+}
+
+// Horizontal passes whose windows are wide: vectorised across rows through transposed tiles.
+template <typename W>
+std::string try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
+  if (!wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
+    return "the windows of a vector of outputs fit four vectors";
+  }
+  if constexpr (std::is_same_v<W, float>) {
+    c->fn =
+        r.simd->horizontal_transposed[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
+  }
+  c->interleave = s.shape.inner;
+  c->shape.src_len *= s.shape.inner;
+  c->shape.rows *= s.shape.inner;
+  c->shape.inner = 1;
+  c->items = &horizontal_items;
+  c->needs_table = true;
+  c->scratch_bytes = r.simd->transposed_scratch_bytes;
+  return "";
+}
+
 // The last step's float32 output much larger than the caches: streamed past them.
 constexpr int64_t kStreamBytes = int64_t{64} << 20;
 
@@ -188,6 +224,7 @@ constexpr Candidate<W> kCandidates[] = {
     {"copy_rows", &try_copy_rows<W>},
     {"stream_copy", &try_stream_copy<W>},
     {"stream_rows", &try_stream_rows<W>},
+    {"simd_horizontal_transposed", &try_simd_transposed<W>},
     {"simd_horizontal_interleaved", &try_simd_interleaved<W>},
     {"simd_vertical_stream", &try_simd_vertical_stream<W>},
     {"simd_vertical", &try_simd_vertical<W>},

@@ -136,6 +136,10 @@ struct SimdKernels {
   PassFn<float> horizontal[kDTypes][kDTypes] = {};
   // vertical[in][float32] with non-temporal stores, for outputs much larger than the caches.
   PassFn<float> vertical_stream[kDTypes] = {};
+  // Horizontal passes vectorised across rows through transposed tiles (wide windows); each
+  // thread needs transposed_scratch_bytes of scratch. Null on scalable-vector targets.
+  PassFn<float> horizontal_transposed[kDTypes][kDTypes] = {};
+  int64_t transposed_scratch_bytes = 0;
 };
 // Unit-tap rows of 4-byte elements moved with vector permutes (src/cpu/simd_copy.cpp), the best
 // target's.

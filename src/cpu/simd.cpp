@@ -266,6 +266,10 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   }
 }
 
+#if !HWY_HAVE_SCALABLE
+#include "cpu/simd_transposed-inl.h"
+#endif
+
 template <typename T>
 constexpr DType dtype_of() {
   if constexpr (std::is_same_v<T, Half>) return DType::kFloat16;
@@ -280,6 +284,9 @@ void set_pair(SimdKernels* k) {
   const int in = static_cast<int>(dtype_of<Tin>()), out = static_cast<int>(dtype_of<Tout>());
   k->vertical[in][out] = &vertical<Tin, Tout>;
   k->horizontal[in][out] = &horizontal<Tin, Tout>;
+#if !HWY_HAVE_SCALABLE
+  k->horizontal_transposed[in][out] = &horizontal_transposed<Tin, Tout>;
+#endif
 }
 
 // The kernel set of this target: every storage-type pair the scalar kernels take with float
@@ -297,6 +304,9 @@ const SimdKernels* GetSimdKernels() {
     SimdKernels k;
     k.target = hwy::TargetName(HWY_TARGET);
     k.lanes = static_cast<int64_t>(hn::Lanes(DF()));
+#if !HWY_HAVE_SCALABLE
+    k.transposed_scratch_bytes = transposed_scratch_bytes();
+#endif
     set_storage<float>(&k);
     set_storage<Half>(&k);
     set_storage<BFloat16>(&k);

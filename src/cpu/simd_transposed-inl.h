@@ -1,0 +1,170 @@
+// Horizontal passes with wide windows (strong antialias downsampling: tens of taps per output),
+// vectorised across rows: a tile of Lanes rows is transposed so that each vector holds one
+// column of the tile (the same input position of Lanes rows); every output is then a sequence of
+// broadcast-weight multiply-adds over column vectors, in table order - the vertical kernel's
+// arithmetic, lane by lane the scalar row's (acc = w0 * x0; acc = acc + wk * xk; no FMA) - and
+// the outputs are transposed back into the rows. No gathers, no per-output window limit.
+//
+// Included by simd.cpp inside its per-target namespace, after the load/store helpers.
+// (No include guard: Highway compiles this once per target.)
+
+// An L x L transpose of float vectors (L = Lanes(d) of a fixed-size target: 1, 4, 8 or 16):
+// in[i] is row i of the block, out[j] receives column j. Within each 128-bit block 4 x 4
+// transposes (32- then 64-bit interleaves), then the blocks of groups of four rows (L / 4 of
+// them) change places.
+template <size_t L>
+HWY_INLINE void transpose_square(DF d, const VF* in, VF* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  out[0] = in[0];
+#else
+  {
+    static_assert(L == 4 || L == 8 || L == 16, "fixed-size x86/NEON vectors");
+    const hn::Repartition<double, DF> dd;
+    constexpr size_t kGroups = L / 4;
+    VF part[kGroups][4];  // part[g][k]: block b holds column 4b + k of rows 4g .. 4g + 3
+    for (size_t g = 0; g < kGroups; ++g) {
+      const VF* r = in + 4 * g;
+      const auto t0 = hn::BitCast(dd, hn::InterleaveLower(d, r[0], r[1]));
+      const auto t1 = hn::BitCast(dd, hn::InterleaveLower(d, r[2], r[3]));
+      const auto t2 = hn::BitCast(dd, hn::InterleaveUpper(d, r[0], r[1]));
+      const auto t3 = hn::BitCast(dd, hn::InterleaveUpper(d, r[2], r[3]));
+      part[g][0] = hn::BitCast(d, hn::InterleaveLower(dd, t0, t1));
+      part[g][1] = hn::BitCast(d, hn::InterleaveUpper(dd, t0, t1));
+      part[g][2] = hn::BitCast(d, hn::InterleaveLower(dd, t2, t3));
+      part[g][3] = hn::BitCast(d, hn::InterleaveUpper(dd, t2, t3));
+    }
+    for (size_t k = 0; k < 4; ++k) {
+      if constexpr (kGroups == 1) {
+        out[k] = part[0][k];
+      } else if constexpr (kGroups == 2) {
+        out[k] = hn::ConcatLowerLower(d, part[1][k], part[0][k]);
+        out[4 + k] = hn::ConcatUpperUpper(d, part[1][k], part[0][k]);
+      } else {
+        // Blocks [x0 y0 x2 y2] and [x1 y1 x3 y3] of each pair of groups, then their halves.
+        VF even[2], odd[2];
+        for (size_t h = 0; h < 2; ++h) {
+          const VF x = part[2 * h][k], y = part[2 * h + 1][k];
+          even[h] = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(y), x);
+          odd[h] = hn::OddEvenBlocks(y, hn::SwapAdjacentBlocks(x));
+        }
+        out[k] = hn::ConcatLowerLower(d, even[1], even[0]);
+        out[8 + k] = hn::ConcatUpperUpper(d, even[1], even[0]);
+        out[4 + k] = hn::ConcatLowerLower(d, odd[1], odd[0]);
+        out[12 + k] = hn::ConcatUpperUpper(d, odd[1], odd[0]);
+      }
+    }
+  }
+#endif
+}
+
+// Scratch of the transposed kernel, per thread: the columns of one chunk of the tile and its
+// outputs, Lanes floats each.
+inline constexpr int64_t kTransposedMaxColumns = 2048;
+inline constexpr int64_t kTransposedMaxOutputs = 256;
+
+inline int64_t transposed_scratch_bytes() {
+  return (kTransposedMaxColumns + kTransposedMaxOutputs) *
+             static_cast<int64_t>(hn::Lanes(DF()) * sizeof(float)) +
+         64;
+}
+
+// cols[(j - lo) * L + l] = row l's element j, for j in [lo, hi].
+template <size_t L, typename Tin>
+HWY_INLINE void transpose_columns_in(DF d, const Tin* const* rows, int64_t lo, int64_t hi,
+                                     float* cols) {
+  int64_t j = lo;
+  for (; j + static_cast<int64_t>(L) <= hi + 1; j += static_cast<int64_t>(L)) {
+    VF in[L], out[L];
+    for (size_t l = 0; l < L; ++l) in[l] = load(d, rows[l] + j);
+    transpose_square<L>(d, in, out);
+    for (size_t k = 0; k < L; ++k)
+      hn::Store(out[k], d, cols + (j - lo + static_cast<int64_t>(k)) * L);
+  }
+  for (; j <= hi; ++j) {
+    for (size_t l = 0; l < L; ++l) cols[(j - lo) * L + l] = load_as<float>(rows[l] + j);
+  }
+}
+
+// Row l's outputs [r0, r1) from outs[(r - r0) * L + l], for the first `live` rows.
+template <size_t L, typename Tout>
+HWY_INLINE void transpose_outputs_out(DF d, const float* outs, int64_t r0, int64_t r1,
+                                      Tout* const* rows, size_t live) {
+  int64_t r = r0;
+  for (; r + static_cast<int64_t>(L) <= r1; r += static_cast<int64_t>(L)) {
+    VF in[L], out[L];
+    for (size_t k = 0; k < L; ++k)
+      in[k] = hn::Load(d, outs + (r - r0 + static_cast<int64_t>(k)) * L);
+    transpose_square<L>(d, in, out);
+    for (size_t l = 0; l < live; ++l) store(out[l], d, rows[l] + r);
+  }
+  for (; r < r1; ++r) {
+    for (size_t l = 0; l < live; ++l) store_from(rows[l] + r, outs[(r - r0) * L + l]);
+  }
+}
+
+// Outputs r0 .. r1 - 1 of the row tile whose columns lo .. are in `cols`.
+HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, int64_t r1,
+                                   int64_t lo, const float* cols, float* outs) {
+  constexpr size_t L = hn::MaxLanes(DF());
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+    VF acc = hn::Zero(d);
+    if (e0 < e1) {
+      acc = hn::Mul(hn::Set(d, t.weight[e0]), hn::Load(d, cols + (t.index[e0] - lo) * L));
+      for (int64_t e = e0 + 1; e < e1; ++e) {
+        acc = hn::Add(acc,
+                      hn::Mul(hn::Set(d, t.weight[e]), hn::Load(d, cols + (t.index[e] - lo) * L)));
+      }
+    }
+    hn::Store(acc, d, outs + (r - r0) * L);
+  }
+}
+
+template <typename Tin, typename Tout>
+void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
+                           int64_t end, void* scratch) {
+  const DF d;
+  constexpr size_t L = hn::MaxLanes(DF());
+  const PassShape& s = a.shape;
+  const AxisTable<float>& t = a.table->table;
+  const Tin* src = static_cast<const Tin*>(src_v);
+  Tout* dst = static_cast<Tout*>(dst_v);
+  auto* base = static_cast<unsigned char*>(scratch);
+  float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
+  float* outs = cols + kTransposedMaxColumns * static_cast<int64_t>(L);
+  for (int64_t o0 = begin; o0 < end; o0 += static_cast<int64_t>(L)) {
+    const size_t live = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), end - o0));
+    const Tin* in_rows[L];
+    Tout* out_rows[L];
+    for (size_t l = 0; l < L; ++l) {
+      // Lanes past the last row read it again; their results are not stored.
+      const int64_t o = o0 + static_cast<int64_t>(std::min(l, live - 1));
+      in_rows[l] = src + o * s.src_len;
+      out_rows[l] = dst + o * s.rows;
+    }
+    for (int64_t r0 = 0; r0 < s.rows;) {
+      // The longest chunk of outputs whose taps span at most kTransposedMaxColumns columns.
+      int64_t lo = INT64_MAX, hi = -1, r1 = r0;
+      for (; r1 < s.rows && r1 - r0 < kTransposedMaxOutputs; ++r1) {
+        const int64_t e0 = t.offsets[r1], e1 = t.offsets[r1 + 1];
+        if (e0 == e1) continue;
+        const int64_t new_lo = std::min(lo, t.index[e0]), new_hi = std::max(hi, t.index[e1 - 1]);
+        if (new_hi - new_lo + 1 > kTransposedMaxColumns) break;
+        lo = new_lo;
+        hi = new_hi;
+      }
+      if (r1 == r0) {  // one output wider than the scratch: its rows one by one
+        for (size_t l = 0; l < live; ++l) {
+          store_from(out_rows[l] + r0, horizontal_output(t, r0, in_rows[l], false));
+        }
+        ++r1;
+      } else {
+        if (hi >= lo) transpose_columns_in<L>(d, in_rows, lo, hi, cols);
+        transposed_outputs(d, t, r0, r1, lo, cols, outs);
+        transpose_outputs_out<L>(d, outs, r0, r1, out_rows, live);
+      }
+      r0 = r1;
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// The horizontal kernel that runs across rows through transposed tiles
+// (src/cpu/simd_transposed-inl.h), on every SIMD target this CPU can run, against the portable
+// scalar kernel: every storage-type pair, row counts around the vector length (partial tiles),
+// outputs and columns around it (transpose tails), item ranges that start inside the tensor,
+// interleaved channels, chunks of outputs bounded by the scratch, and one output wider than the
+// scratch. Results must be bitwise equal (NaN equals NaN).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/axis_table.hpp"
+#include "core/dtype.hpp"
+#include "cpu/kernels.hpp"
+#include "hwy/targets.h"
+
+namespace upsample::cpu {
+namespace {
+
+std::vector<unsigned char> random_bytes(DType type, int64_t n, std::mt19937* rng) {
+  std::vector<unsigned char> bytes(static_cast<size_t>(n) * dtype_size(type));
+  std::normal_distribution<float> normal(0.0f, 100.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = normal(*rng);
+    if (type == DType::kUInt8) v = static_cast<double>((*rng)() % 256);
+    if (type == DType::kUInt16) v = static_cast<double>((*rng)() % 65536);
+    if ((*rng)() % 97 == 0 && type != DType::kUInt8 && type != DType::kUInt16) {
+      v = (*rng)() % 2 ? INFINITY : NAN;
+    }
+    store_element(type, bytes.data() + i * dtype_size(type), v);
+  }
+  return bytes;
+}
+
+bool same_element(DType type, const unsigned char* a, const unsigned char* b) {
+  const double x = load_element(type, a), y = load_element(type, b);
+  if (std::isnan(x) && std::isnan(y)) return true;
+  return std::memcmp(a, b, dtype_size(type)) == 0;
+}
+
+std::vector<AxisSpec> specs() {
+  std::vector<AxisSpec> s = {
+      {Mode::kCubic, true, false, 900, 13, 0.0},     // 70 to 140 taps per output
+      {Mode::kLinear, true, false, 1024, 256, 0.0},  // W7's horizontal pass
+      {Mode::kCubic, true, false, 1024, 224, 0.0},   // W9's
+      {Mode::kCubic, true, false, 2000, 500, 0.0},   // a photo to a quarter
+      {Mode::kLinear, true, false, 20000, 3, 0.0},   // outputs wider than the scratch
+      {Mode::kLinear, false, false, 37, 101, 0.0},   // narrow windows work too
+      {Mode::kCubic, false, false, 300, 29, 0.0},   {Mode::kArea, false, false, 5000, 617, 0.0},
+  };
+  return s;
+}
+
+TEST(TransposedKernel, MatchesScalarOnEveryTarget) {
+  std::mt19937 rng(23);
+  int checked_targets = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const SimdKernels& k = simd_kernels();
+    ++checked_targets;
+    std::vector<unsigned char> scratch(static_cast<size_t>(k.transposed_scratch_bytes) + 64);
+    for (int in = 0; in < kDTypes; ++in) {
+      for (int out = 0; out < kDTypes; ++out) {
+        const DType tin = static_cast<DType>(in), tout = static_cast<DType>(out);
+        if (!reachable_types<float>(tin, tout)) continue;
+        const PassFn<float> fn = k.horizontal_transposed[in][out];
+        ASSERT_NE(fn, nullptr) << k.target << " " << in << out;
+        for (const AxisSpec& spec : specs()) {
+          for (bool backward : {false, true}) {
+            AxisTable<float> table = build_axis_table<float>(spec);
+            if (backward) table = transpose(table);
+            for (int64_t group : {1, 3}) {
+              if (group > 1 && backward) continue;
+              const AxisTable<float> t = group > 1 ? interleave(table, group) : table;
+              PassTable<float> plain(t, false, k.lanes);
+              for (int64_t outer : {int64_t{1}, k.lanes - 1, k.lanes + 3, 2 * k.lanes + 5}) {
+                // every row count on float32 -> float32, a partial and a full tile otherwise
+                const bool all = tin == DType::kFloat32 && tout == DType::kFloat32;
+                if (outer < 1 || (!all && outer != 1 && outer != k.lanes + 3)) continue;
+                PassArgs<float> args;
+                args.table = &plain;
+                args.shape = {outer, t.src_len, t.rows, 1};
+                const auto src = random_bytes(tin, outer * t.src_len, &rng);
+                const size_t out_bytes = static_cast<size_t>(outer * t.rows) * dtype_size(tout);
+                std::vector<unsigned char> simd(out_bytes, 0xCD), scalar(out_bytes, 0xCD);
+                // Items [1, outer) and then [0, 1): a range that starts inside the tensor.
+                const int64_t split = std::min<int64_t>(1, outer - 1);
+                fn(args, src.data(), simd.data(), split, outer, scratch.data() + 7);
+                fn(args, src.data(), simd.data(), 0, split, scratch.data() + 7);
+                scalar_horizontal<float>(tin, tout)(args, src.data(), scalar.data(), 0, outer,
+                                                    nullptr);
+                for (int64_t i = 0; i < outer * t.rows; ++i) {
+                  ASSERT_TRUE(same_element(tout, &simd[i * dtype_size(tout)],
+                                           &scalar[i * dtype_size(tout)]))
+                      << k.target << " " << dtype_name(tin) << "->" << dtype_name(tout) << " "
+                      << mode_name(spec.mode) << (spec.antialias ? "+aa " : " ") << spec.in_len
+                      << "->" << spec.out_len << (backward ? " bwd" : "") << " group " << group
+                      << " outer " << outer << " element " << i;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(checked_targets, 2);  // at least one SIMD target besides the scalar one
+}
+
+}  // namespace
+}  // namespace upsample::cpu
