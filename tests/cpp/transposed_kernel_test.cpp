@@ -14,32 +14,12 @@
 
 #include "core/axis_table.hpp"
 #include "core/dtype.hpp"
+#include "cpp/kernel_test_data.hpp"
 #include "cpu/kernels.hpp"
 #include "hwy/targets.h"
 
 namespace upsample::cpu {
 namespace {
-
-std::vector<unsigned char> random_bytes(DType type, int64_t n, std::mt19937* rng) {
-  std::vector<unsigned char> bytes(static_cast<size_t>(n) * dtype_size(type));
-  std::normal_distribution<float> normal(0.0f, 100.0f);
-  for (int64_t i = 0; i < n; ++i) {
-    double v = normal(*rng);
-    if (type == DType::kUInt8) v = static_cast<double>((*rng)() % 256);
-    if (type == DType::kUInt16) v = static_cast<double>((*rng)() % 65536);
-    if ((*rng)() % 97 == 0 && type != DType::kUInt8 && type != DType::kUInt16) {
-      v = (*rng)() % 2 ? INFINITY : NAN;
-    }
-    store_element(type, bytes.data() + i * dtype_size(type), v);
-  }
-  return bytes;
-}
-
-bool same_element(DType type, const unsigned char* a, const unsigned char* b) {
-  const double x = load_element(type, a), y = load_element(type, b);
-  if (std::isnan(x) && std::isnan(y)) return true;
-  return std::memcmp(a, b, dtype_size(type)) == 0;
-}
 
 std::vector<AxisSpec> specs() {
   std::vector<AxisSpec> s = {
