@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "cpu/threads.hpp"
@@ -275,6 +276,33 @@ Strategy choose_strategy(const StrategyRequest& r) {
   }
   s.why = why.str();
   return s;
+}
+
+std::string fusion_not_tried(const Strategy& s, int passes) {
+  if (!s.planes || passes < 3) return "";
+  return "fusion not tried: plane mode keeps the intermediates of all " + std::to_string(passes) +
+         " passes in cache";
+}
+
+Strategy strategy_after_fusion(Strategy s, bool any_fused) {
+  if (!any_fused || !s.planes) return s;
+  Strategy fused;
+  fused.why =
+      "tensor mode with fused passes (they keep the intermediate in cache), instead of " + s.why;
+  return fused;
+}
+
+bool planes_for_call(const Strategy& s, int64_t batch, int threads) {
+  if (!s.planes) return false;
+  const int64_t team = std::min<int64_t>({threads, s.slots, batch});
+  return batch % team == 0 || batch >= 4 * team;
+}
+
+std::string describe_strategy(const Strategy& s) {
+  if (!s.planes) return s.why;
+  return s.why +
+         " (a call whose threads would split the slices unevenly, fewer than 4 per thread, runs "
+         "in tensor mode)";
 }
 
 }  // namespace upsample::cpu
