@@ -245,7 +245,8 @@ void draw_text(Image* img, int x, int y, const std::string& text, int scale, Rgb
 void blit(Image* dst, const Image& src, int x, int y, int zoom = 1) {
   for (int sy = 0; sy < src.height; ++sy) {
     for (int sx = 0; sx < src.width; ++sx) {
-      const uint8_t* p = src.data.data() + (static_cast<size_t>(sy) * src.width + sx) * src.channels;
+      const uint8_t* p =
+          src.data.data() + (static_cast<size_t>(sy) * src.width + sx) * src.channels;
       const Rgb c = src.channels >= 3 ? Rgb{p[0], p[1], p[2]} : Rgb{p[0], p[0], p[0]};
       fill_rect(dst, x + sx * zoom, y + sy * zoom, zoom, zoom, c);
     }
@@ -330,14 +331,14 @@ std::vector<std::string> wrap(const std::string& text, int width, int scale) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t nl = text.find('\n', start);
-    const std::string para = text.substr(start, nl == std::string::npos ? std::string::npos
-                                                                          : nl - start);
+    const std::string para =
+        text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     std::string line;
     size_t p = 0;
     while (p < para.size()) {
       const size_t space = para.find(' ', p);
-      const std::string word = para.substr(p, space == std::string::npos ? std::string::npos
-                                                                         : space - p);
+      const std::string word =
+          para.substr(p, space == std::string::npos ? std::string::npos : space - p);
       p = space == std::string::npos ? para.size() : space + 1;
       const std::string candidate = line.empty() ? word : line + " " + word;
       if (!line.empty() && text_width(candidate, scale) > width) {
@@ -401,11 +402,21 @@ class JsonReader {
         if (pos_ >= s_.size()) return false;
         c = s_[pos_++];
         switch (c) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          case 'b': c = '\b'; break;
-          case 'f': c = '\f'; break;
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          case 'b':
+            c = '\b';
+            break;
+          case 'f':
+            c = '\f';
+            break;
           case 'u': {
             if (pos_ + 4 > s_.size()) return false;
             const long code = std::strtol(s_.substr(pos_, 4).c_str(), nullptr, 16);
@@ -413,7 +424,8 @@ class JsonReader {
             c = code < 0x80 ? static_cast<char>(code) : '?';
             break;
           }
-          default: break;  // \" \\ \/
+          default:
+            break;  // \" \\ \/
         }
       }
       out->push_back(c);
@@ -530,8 +542,7 @@ int check_summary() {
   const int rc = capture_stdout([] { return run_check({"--json"}); }, &out);
   Json doc;
   if (out.empty() || !JsonReader(out).parse(&doc) || doc.type != Json::kObject) {
-    std::printf("check: exit status %d (no JSON summary; run 'upsample check' for details)\n",
-                rc);
+    std::printf("check: exit status %d (no JSON summary; run 'upsample check' for details)\n", rc);
     return rc == 0 ? 1 : rc;
   }
   const Json* rows = doc.get("rows");
@@ -581,10 +592,11 @@ int check_summary() {
       }
     }
   }
-  std::printf("check: %ld passed, %ld failed: %zu aclnn entry points against the float64 "
-              "reference\n  (%zu entry point x dtype x layout rows, %zu adjoint identities)\n",
-              count(summary, "passed"), count(summary, "failed"), entry_points.size(),
-              rows ? rows->items.size() : size_t{0}, adjoint ? adjoint->items.size() : size_t{0});
+  std::printf(
+      "check: %ld passed, %ld failed: %zu aclnn entry points against the float64 "
+      "reference\n  (%zu entry point x dtype x layout rows, %zu adjoint identities)\n",
+      count(summary, "passed"), count(summary, "failed"), entry_points.size(),
+      rows ? rows->items.size() : size_t{0}, adjoint ? adjoint->items.size() : size_t{0});
   if (!worst_ulp.empty()) std::printf("  largest error, in ulps of the dtype at max(1, |ref|):\n");
   for (const char* direction : {"forward", "backward"}) {
     const auto it = worst_ulp.find(direction);
@@ -606,7 +618,8 @@ int check_summary() {
 int bench_summary(int threads) {
   namespace wl = upsample::bench;
   std::vector<wl::Workload> workloads;
-  for (const char* name : {"W1", "W3", "W5", "W7", "W9"}) workloads.push_back(*wl::find_workload(name));
+  for (const char* name : {"W1", "W3", "W5", "W7", "W9"})
+    workloads.push_back(*wl::find_workload(name));
   // The demo's own operation at a realistic size: an RGB photo, channels-last, downsampled.
   wl::Workload photo;
   photo.name = "img";
@@ -638,7 +651,8 @@ int bench_summary(int threads) {
 }
 
 bool parse_threads(const std::string& text, int* threads) {
-  if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
+  if (text.empty() || text.size() > 4 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
     return false;
   }
   *threads = std::atoi(text.c_str());
@@ -663,19 +677,19 @@ int demo(const std::string& out_dir, int threads) {
     return true;
   };
 
-  std::printf("upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
-              "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
-              kSource, kSource, kDown, kDown, kSource, kSource);
+  std::printf(
+      "upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
+      "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
+      kSource, kSource, kDown, kDown, kSource, kSource);
   const Image source = synthesize();
   if (!save("source.png", source)) return failure(error);
 
   Image sheet = Image::blank(kSheetW, kSheetH, 3);
   fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
-  const std::string title = "upsample demo: " + std::to_string(kSource) + "x" +
-                            std::to_string(kSource) + " -> " + std::to_string(kDown) + "x" +
-                            std::to_string(kDown) + " (top, shown 2x) -> " +
-                            std::to_string(kSource) + "x" + std::to_string(kSource) +
-                            " (bottom), float32";
+  const std::string title =
+      "upsample demo: " + std::to_string(kSource) + "x" + std::to_string(kSource) + " -> " +
+      std::to_string(kDown) + "x" + std::to_string(kDown) + " (top, shown 2x) -> " +
+      std::to_string(kSource) + "x" + std::to_string(kSource) + " (bottom), float32";
   draw_text(&sheet, kMargin, 12, title, 2, kWhite);
   auto cell_origin = [](int column, int row, int* x, int* y) {
     *x = kMargin + column * (kCellW + kMargin);
