@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
+#include "check/check.hpp"
 #include "commands.hpp"
 #include "image_io.hpp"
 #include "workloads.hpp"

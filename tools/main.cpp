@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "check.hpp"
+#include "check/check.hpp"
 #include "commands.hpp"
 
 namespace {
