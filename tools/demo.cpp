@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "check/check.hpp"
 #include "commands.hpp"
 #include "image_io.hpp"
@@ -92,10 +93,7 @@ void print_help() {
       kSource, kSource, kDown, kDown, kSource, kSource, kSheetW, kSheetH);
 }
 
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "upsample demo: %s (see 'upsample demo --help')\n", what.c_str());
-  return 2;
-}
+int usage_error(const std::string& what) { return cli::usage_error("upsample demo", what); }
 
 int failure(const std::string& what) {
   std::fprintf(stderr, "upsample demo: %s\n", what.c_str());
@@ -650,15 +648,6 @@ int bench_summary(int threads) {
   return failed ? 1 : 0;
 }
 
-bool parse_threads(const std::string& text, int* threads) {
-  if (text.empty() || text.size() > 4 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  *threads = std::atoi(text.c_str());
-  return *threads >= 1;
-}
-
 int demo(const std::string& out_dir, int threads) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -677,19 +666,19 @@ int demo(const std::string& out_dir, int threads) {
     return true;
   };
 
-  std::printf(
-      "upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
-      "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
-      kSource, kSource, kDown, kDown, kSource, kSource);
+  std::printf("upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
+              "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
+              kSource, kSource, kDown, kDown, kSource, kSource);
   const Image source = synthesize();
   if (!save("source.png", source)) return failure(error);
 
   Image sheet = Image::blank(kSheetW, kSheetH, 3);
   fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
-  const std::string title =
-      "upsample demo: " + std::to_string(kSource) + "x" + std::to_string(kSource) + " -> " +
-      std::to_string(kDown) + "x" + std::to_string(kDown) + " (top, shown 2x) -> " +
-      std::to_string(kSource) + "x" + std::to_string(kSource) + " (bottom), float32";
+  const std::string title = "upsample demo: " + std::to_string(kSource) + "x" +
+                            std::to_string(kSource) + " -> " + std::to_string(kDown) + "x" +
+                            std::to_string(kDown) + " (top, shown 2x) -> " +
+                            std::to_string(kSource) + "x" + std::to_string(kSource) +
+                            " (bottom), float32";
   draw_text(&sheet, kMargin, 12, title, 2, kWhite);
   auto cell_origin = [](int column, int row, int* x, int* y) {
     *x = kMargin + column * (kCellW + kMargin);
@@ -773,39 +762,28 @@ int demo(const std::string& out_dir, int threads) {
 
 }  // namespace
 
-int run_demo(const std::vector<std::string>& args) {
+int run_demo(const std::vector<std::string>& arg_list) {
   std::string out_dir = "upsample-demo";
   int threads = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::optional<std::string> inline_value;
-    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
+  ArgReader args(arg_list);
+  while (args.next()) {
+    const std::string& a = args.name();
     if (a == "-h" || a == "--help") {
       print_help();
       return 0;
     }
-    if (a == "--out" || a == "--threads") {
-      std::string v;
-      if (inline_value) {
-        v = *inline_value;
-      } else if (i + 1 < args.size()) {
-        v = args[++i];
-      } else {
-        return usage_error(a + " needs a value");
-      }
-      if (a == "--out") {
-        if (v.empty()) return usage_error("--out needs a directory");
-        out_dir = v;
-      } else if (!parse_threads(v, &threads)) {
-        return usage_error("--threads must be a whole number from 1 to 9999, got '" + v + "'");
-      }
-      continue;
+    std::string err;
+    if (a == "--out") {
+      err = args.string_value(&out_dir);
+      if (err.empty() && out_dir.empty()) err = "--out needs a directory";
+    } else if (a == "--threads") {
+      err = args.int_value(1, 9999, &threads, 4);
+    } else if (a.rfind("-", 0) == 0) {
+      err = "unknown option '" + a + "'";
+    } else {
+      err = "unexpected argument '" + a + "' (demo takes no input files)";
     }
-    if (a.rfind("-", 0) == 0) return usage_error("unknown option '" + a + "'");
-    return usage_error("unexpected argument '" + a + "' (demo takes no input files)");
+    if (!err.empty()) return usage_error(err);
   }
   try {
     return demo(out_dir, threads);
