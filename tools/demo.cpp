@@ -648,6 +648,95 @@ int bench_summary(int threads) {
   return failed ? 1 : 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The contact sheet: a title, the source and legend in column 0, one cell per variant.
+
+constexpr int kDownY = kLabel;                           // the downsampled image in a cell
+constexpr int kUpY = kLabel + kDown * kDownZoom + kGap;  // the round trip (and the source)
+constexpr int kDownX = (kCellW - kDown * kDownZoom) / 2;
+
+void cell_origin(int column, int row, int* x, int* y) {
+  *x = kMargin + column * (kCellW + kMargin);
+  *y = kTitle + row * (kCellH + kMargin);
+}
+
+void label_cell(Image* sheet, int x, int y, const std::string& text, Rgb color) {
+  const int scale = text_width(text, 2) <= kCellW ? 2 : 1;
+  draw_text(sheet, x, y + 4, text, scale, color);
+}
+
+Image blank_sheet() {
+  Image sheet = Image::blank(kSheetW, kSheetH, 3);
+  fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
+  const std::string title =
+      "upsample demo: " + std::to_string(kSource) + "x" + std::to_string(kSource) + " -> " +
+      std::to_string(kDown) + "x" + std::to_string(kDown) + " (top, shown 2x) -> " +
+      std::to_string(kSource) + "x" + std::to_string(kSource) + " (bottom), float32";
+  draw_text(&sheet, kMargin, 12, title, 2, kWhite);
+  return sheet;
+}
+
+// Column 0: the source under how to read a cell, and what to look for.
+void draw_legend(Image* sheet, const Image& source) {
+  int x, y;
+  cell_origin(0, 0, &x, &y);
+  label_cell(sheet, x, y, "source", kWhite);
+  const int text_x = x + 6, text_w = kCellW - 12;
+  int ly = y + kDownY + 6;
+  for (const std::string& line :
+       wrap("In each mode's cell:\ntop: the source downsampled to 96x96, each pixel shown as "
+            "2x2\nbottom: that image upsampled back to 256x256, same mode\n\nBelow: the "
+            "source.",
+            text_w, 2)) {
+    draw_text(sheet, text_x, ly, line, 2, kDim);
+    ly += 19;
+  }
+  blit(sheet, source, x, y + kUpY);
+  cell_origin(0, 1, &x, &y);
+  label_cell(sheet, x, y, "what to look for", kWhite);
+  ly = y + kDownY + 6;
+  for (const std::string& line :
+       wrap("Aliasing: moire rings in the zone plate, false stripes in the chirp and the "
+            "lines. Antialias removes them: compare each cell with the one below it.\n\nRinging: "
+            "light and dark halos beside the text and the blue block (bicubic).\n\n"
+            "Blocks: nearest, nearest-exact.\n\nEach image is also a PNG file: "
+            "source.png, MODE_down.png, MODE_up.png.",
+            text_w, 2)) {
+    draw_text(sheet, text_x, ly, line, 2, kDim);
+    ly += 19;
+  }
+}
+
+// Every variant: down and back up, both files written, its cell drawn. Returns 0 or the exit
+// status of the failure (reported).
+int run_variants(const Image& source, int threads, Image* sheet,
+                 const std::function<bool(const std::string&, const Image&)>& save,
+                 std::string* error) {
+  ResampleSpec spec;
+  spec.dtype = DType::kFloat32;
+  spec.threads = threads;
+  std::printf("  %-20s %s\n", "mode", "files (down to 96x96, back up to 256x256)");
+  for (const Variant& v : kVariants) {
+    spec.mode = v.mode;
+    spec.antialias = v.antialias;
+    Image down, up;
+    if (!resample_image(source, kDown, kDown, spec, &down, error) ||
+        !resample_image(down, kSource, kSource, spec, &up, error)) {
+      return failure(std::string("resampling with ") + v.label + " failed: " + *error);
+    }
+    const std::string down_name = std::string(v.file) + "_down.png";
+    const std::string up_name = std::string(v.file) + "_up.png";
+    if (!save(down_name, down) || !save(up_name, up)) return failure(*error);
+    int x, y;
+    cell_origin(v.column, v.row, &x, &y);
+    label_cell(sheet, x, y, v.label, kWhite);
+    blit(sheet, down, x + kDownX, y + kDownY, kDownZoom);
+    blit(sheet, up, x, y + kUpY);
+    std::printf("  %-20s %s, %s\n", v.label, down_name.c_str(), up_name.c_str());
+  }
+  return 0;
+}
+
 int demo(const std::string& out_dir, int threads) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -666,83 +755,15 @@ int demo(const std::string& out_dir, int threads) {
     return true;
   };
 
-  std::printf("upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
-              "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
-              kSource, kSource, kDown, kDown, kSource, kSource);
+  std::printf(
+      "upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
+      "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
+      kSource, kSource, kDown, kDown, kSource, kSource);
   const Image source = synthesize();
   if (!save("source.png", source)) return failure(error);
-
-  Image sheet = Image::blank(kSheetW, kSheetH, 3);
-  fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
-  const std::string title = "upsample demo: " + std::to_string(kSource) + "x" +
-                            std::to_string(kSource) + " -> " + std::to_string(kDown) + "x" +
-                            std::to_string(kDown) + " (top, shown 2x) -> " +
-                            std::to_string(kSource) + "x" + std::to_string(kSource) +
-                            " (bottom), float32";
-  draw_text(&sheet, kMargin, 12, title, 2, kWhite);
-  auto cell_origin = [](int column, int row, int* x, int* y) {
-    *x = kMargin + column * (kCellW + kMargin);
-    *y = kTitle + row * (kCellH + kMargin);
-  };
-  auto label = [&](int x, int y, const std::string& text, Rgb color) {
-    const int scale = text_width(text, 2) <= kCellW ? 2 : 1;
-    draw_text(&sheet, x, y + 4, text, scale, color);
-  };
-  const int down_y = kLabel;
-  const int up_y = kLabel + kDown * kDownZoom + kGap;
-  const int down_x = (kCellW - kDown * kDownZoom) / 2;
-  {  // the source, and the legend
-    int x, y;
-    cell_origin(0, 0, &x, &y);
-    label(x, y, "source", kWhite);
-    const int text_x = x + 6, text_w = kCellW - 12;
-    int ly = y + down_y + 6;
-    for (const std::string& line :
-         wrap("In each mode's cell:\ntop: the source downsampled to 96x96, each pixel shown as "
-              "2x2\nbottom: that image upsampled back to 256x256, same mode\n\nBelow: the "
-              "source.",
-              text_w, 2)) {
-      draw_text(&sheet, text_x, ly, line, 2, kDim);
-      ly += 19;
-    }
-    blit(&sheet, source, x, y + up_y);
-    cell_origin(0, 1, &x, &y);
-    label(x, y, "what to look for", kWhite);
-    ly = y + down_y + 6;
-    for (const std::string& line :
-         wrap("Aliasing: moire rings in the zone plate, false stripes in the chirp and the "
-              "lines. Antialias removes them: compare each cell with the one below it.\n\nRinging: "
-              "light and dark halos beside the text and the blue block (bicubic).\n\n"
-              "Blocks: nearest, nearest-exact.\n\nEach image is also a PNG file: "
-              "source.png, MODE_down.png, MODE_up.png.",
-              text_w, 2)) {
-      draw_text(&sheet, text_x, ly, line, 2, kDim);
-      ly += 19;
-    }
-  }
-
-  ResampleSpec spec;
-  spec.dtype = DType::kFloat32;
-  spec.threads = threads;
-  std::printf("  %-20s %s\n", "mode", "files (down to 96x96, back up to 256x256)");
-  for (const Variant& v : kVariants) {
-    spec.mode = v.mode;
-    spec.antialias = v.antialias;
-    Image down, up;
-    if (!resample_image(source, kDown, kDown, spec, &down, &error) ||
-        !resample_image(down, kSource, kSource, spec, &up, &error)) {
-      return failure(std::string("resampling with ") + v.label + " failed: " + error);
-    }
-    const std::string down_name = std::string(v.file) + "_down.png";
-    const std::string up_name = std::string(v.file) + "_up.png";
-    if (!save(down_name, down) || !save(up_name, up)) return failure(error);
-    int x, y;
-    cell_origin(v.column, v.row, &x, &y);
-    label(x, y, v.label, kWhite);
-    blit(&sheet, down, x + down_x, y + down_y, kDownZoom);
-    blit(&sheet, up, x, y + up_y);
-    std::printf("  %-20s %s, %s\n", v.label, down_name.c_str(), up_name.c_str());
-  }
+  Image sheet = blank_sheet();
+  draw_legend(&sheet, source);
+  if (const int rc = run_variants(source, threads, &sheet, save, &error); rc != 0) return rc;
   if (!save("contact_sheet.png", sheet)) return failure(error);
   std::printf("\n  contact sheet: %s (%dx%d)\n\n", path("contact_sheet.png").c_str(), kSheetW,
               kSheetH);
