@@ -25,11 +25,8 @@
   output clashes refused; the progress bar on a pseudo-terminal (pty) and silence otherwise;
   SIGINT in the middle of a run leaves whole files and no temporary one.
 
-Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_images.py
-Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
-      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
-      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
-Last line: "N passed, N failed"; exit status 1 if any check failed.
+Run it as test_cli_tools.py (the environment of harness/cli.py), whose PNG codec, library
+reference and fixtures it uses; the last line and the exit status are the same too.
 """
 
 import io
@@ -48,12 +45,11 @@ from PIL import Image, ImageCms, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
+from harness.cli import CLI, finish, report, run  # noqa: E402  (one pass/fail count)
 
-CLI = tools.CLI
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
 FAST_PSNR_DB = 40.0
-report, run = tools.report, tools.run  # the shared harness: one pass/fail count
 TMP = None
 
 
@@ -736,8 +732,7 @@ def main():
                 report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (tools.counts["passed"], tools.counts["failed"]))
-    return 1 if tools.counts["failed"] else 0
+    return finish()
 
 
 if __name__ == "__main__":

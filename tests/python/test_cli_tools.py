@@ -21,9 +21,7 @@ python3-pil, cross-checks the JPEG files). JPEG inputs are made by the tool itse
 back to PNG by it (nearest, same size, uint8: a bit-exact copy).
 
 Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_tools.py
-Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
-      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
-      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+Env:  as harness/cli.py says (UPSAMPLE_BUILD_DIR required).
 Last line: "N passed, N failed"; exit status 1 if any check failed.
 """
 
@@ -43,34 +41,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import aclnn  # noqa: E402
-
-VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
-BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
-CLI = os.environ.get("UPSAMPLE_CLI") or os.path.join(BUILD_DIR, "upsample")
-TIMEOUT_S = 300
+from harness.cli import BUILD_DIR, CLI, TIMEOUT_S, finish, report, run  # noqa: E402
 # The contact sheet's size (tools/demo.cpp; documented in docs/cli.md).
 SHEET_W, SHEET_H = 1074, 1030
-
-counts = {"passed": 0, "failed": 0}
-
-
-def report(ok, text):
-    if ok:
-        counts["passed"] += 1
-        if VERBOSE:
-            print("ok   " + text)
-    else:
-        counts["failed"] += 1
-        print("FAIL " + text)
-    sys.stdout.flush()
-    return ok
-
-
-def run(*args, timeout=TIMEOUT_S):
-    p = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
 
 # ---------------------------------------------------------------------------------------------
 # A minimal PNG codec (non-interlaced; gray, gray + alpha, RGB, RGBA; 8 or 16 bits).
@@ -810,8 +783,7 @@ def main():
                 report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
-    return 1 if counts["failed"] else 0
+    return finish()
 
 
 if __name__ == "__main__":

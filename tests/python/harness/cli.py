@@ -1,0 +1,32 @@
+"""The `upsample` tool's suites (test_cli.py, test_cli_tools.py, test_cli_images.py): where the
+tool is, running it, and the one pass / fail count they share.
+
+Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
+      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
+      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+"""
+
+import os
+import subprocess
+
+from .report import Reporter
+
+BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
+CLI = os.environ.get("UPSAMPLE_CLI") or os.path.join(BUILD_DIR, "upsample")
+TIMEOUT_S = 300
+
+# report(ok, text) counts one check and returns ok.
+report = Reporter()
+
+
+def run(*args, timeout=TIMEOUT_S):
+    """Runs the tool; returns (exit status, stdout, stderr)."""
+    p = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def finish():
+    """Prints the last line, "N passed, N failed"; returns the exit status."""
+    print("%d passed, %d failed" % (report.passed, report.failed))
+    return 1 if report.failed else 0
