@@ -32,7 +32,6 @@ reference and fixtures it uses; the last line and the exit status are the same t
 import io
 import os
 import pty
-import select
 import shutil
 import signal
 import subprocess
@@ -45,7 +44,7 @@ from PIL import Image, ImageCms, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
-from harness.cli import CLI, finish, report, run  # noqa: E402  (one pass/fail count)
+from harness.cli import CLI, finish, read_terminal, report, run  # noqa: E402
 
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
@@ -659,20 +658,7 @@ def check_progress():
     master, slave = pty.openpty()
     p = subprocess.Popen([CLI] + args, stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
-    tty = b""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            tty += chunk
-        elif p.poll() is not None:
-            break
+    tty = read_terminal(master, p)
     p.wait(timeout=60)
     os.close(master)
     report(p.returncode == 0 and b"\r" in tty and b"12/12 files" in tty and b"files/s" in tty

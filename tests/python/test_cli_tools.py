@@ -28,20 +28,19 @@ Last line: "N passed, N failed"; exit status 1 if any check failed.
 import json
 import os
 import pty
-import select
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import aclnn  # noqa: E402
-from harness.cli import BUILD_DIR, CLI, TIMEOUT_S, finish, report, run  # noqa: E402
+from harness.cli import (BUILD_DIR, CLI, TIMEOUT_S, finish, read_terminal,  # noqa: E402
+                          report, run)
 # The contact sheet's size (tools/demo.cpp; documented in docs/cli.md).
 SHEET_W, SHEET_H = 1074, 1030
 
@@ -679,20 +678,7 @@ def check_bench():
     p = subprocess.Popen([CLI, "bench", "--shape", "1x3x512x512:1024x1024", "--time-ms", "1500",
                           "--threads", "1", "--json"], stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
-    tty = b""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            tty += chunk
-        elif p.poll() is not None:
-            break
+    tty = read_terminal(master, p)
     out = p.communicate(timeout=120)[0]
     os.close(master)
     report(p.returncode == 0 and b"\r" in tty and b"[1/1] S1" in tty,

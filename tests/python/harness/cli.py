@@ -1,5 +1,6 @@
 """The `upsample` tool's suites (test_cli.py, test_cli_tools.py, test_cli_images.py): where the
-tool is, running it, and the one pass / fail count they share.
+tool is, running it (and reading what it draws on a pseudo-terminal), and the one pass / fail
+count they share.
 
 Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
       UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
@@ -7,7 +8,9 @@ Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/
 """
 
 import os
+import select
 import subprocess
+import time
 
 from .report import Reporter
 
@@ -24,6 +27,26 @@ def run(*args, timeout=TIMEOUT_S):
     p = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
+
+
+def read_terminal(master, p, seconds=120):
+    """What the process `p` writes to the pseudo-terminal whose master end is `master`, until the
+    terminal closes, `p` exits or `seconds` pass."""
+    tty = b""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tty += chunk
+        elif p.poll() is not None:
+            break
+    return tty
 
 
 def finish():
