@@ -22,7 +22,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness.cli import BUILD_DIR, CLI, finish, report, run  # noqa: E402
+from harness.cli import BUILD_DIR, CLI, report, run, run_checks  # noqa: E402
 
 SOURCE_DIR = os.environ.get("UPSAMPLE_SOURCE_DIR") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -258,13 +258,8 @@ def main():
         print("FAIL UPSAMPLE_BUILD_DIR=%r does not hold the upsample tool" % BUILD_DIR)
         print("0 passed, 1 failed")
         return 1
-    for check in (check_help_and_version, check_usage_errors, check_table, check_filters,
-                  check_full_json):
-        try:
-            check()
-        except Exception as e:  # a crash in the harness, reported as a failure
-            report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
-    return finish()
+    return run_checks([check_help_and_version, check_usage_errors, check_table, check_filters,
+                       check_full_json])
 
 
 if __name__ == "__main__":

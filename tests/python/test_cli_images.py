@@ -44,7 +44,7 @@ from PIL import Image, ImageCms, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
-from harness.cli import CLI, finish, read_terminal, report, run  # noqa: E402
+from harness.cli import CLI, read_terminal, report, run, run_checks  # noqa: E402
 
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
@@ -709,16 +709,11 @@ def main():
     TMP = tempfile.mkdtemp(prefix="upsample_cli_images_")
     tools.TMP = TMP
     try:
-        for check in [check_round_trips, check_png_size_against_pillow, check_orientation,
-                      check_icc, check_decode_errors, check_pixels, check_fast, check_folders,
-                      check_progress, check_interrupt]:
-            try:
-                check()
-            except Exception as e:  # a crash in the harness, reported as a failure
-                report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+        return run_checks([check_round_trips, check_png_size_against_pillow, check_orientation,
+                           check_icc, check_decode_errors, check_pixels, check_fast,
+                           check_folders, check_progress, check_interrupt])
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    return finish()
 
 
 if __name__ == "__main__":

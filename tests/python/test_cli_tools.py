@@ -39,8 +39,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import aclnn  # noqa: E402
-from harness.cli import (BUILD_DIR, CLI, TIMEOUT_S, finish, read_terminal,  # noqa: E402
-                          report, run)
+from harness.cli import (BUILD_DIR, CLI, TIMEOUT_S, read_terminal, report, run,  # noqa: E402
+                          run_checks)
 # The contact sheet's size (tools/demo.cpp; documented in docs/cli.md).
 SHEET_W, SHEET_H = 1074, 1030
 
@@ -757,19 +757,12 @@ def main():
         return 1
     TMP = tempfile.mkdtemp(prefix="upsample_cli_tools_")
     try:
-        for check in [check_help, check_resize_modes, check_resize_gray_and_scales,
-                      check_resize_dtypes, check_resize_alpha, check_resize_16bit,
-                      check_resize_formats, check_resize_errors, check_check_json,
-                      check_bench, check_demo]:
-            try:
-                check()
-            except Exception as e:  # a crash in one group must not hide the others
-                import traceback
-                traceback.print_exc()
-                report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+        return run_checks([check_help, check_resize_modes, check_resize_gray_and_scales,
+                           check_resize_dtypes, check_resize_alpha, check_resize_16bit,
+                           check_resize_formats, check_resize_errors, check_check_json,
+                           check_bench, check_demo])
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    return finish()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import os
 import select
 import subprocess
 import time
+import traceback
 
 from .report import Reporter
 
@@ -53,3 +54,15 @@ def finish():
     """Prints the last line, "N passed, N failed"; returns the exit status."""
     print("%d passed, %d failed" % (report.passed, report.failed))
     return 1 if report.failed else 0
+
+
+def run_checks(checks):
+    """Runs each check group; one that raises is a failure (its traceback printed) and does not
+    stop the others. Returns finish()."""
+    for check in checks:
+        try:
+            check()
+        except Exception as e:  # a crash in one group must not hide the others
+            traceback.print_exc()
+            report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+    return finish()
