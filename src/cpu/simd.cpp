@@ -192,18 +192,21 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
 // The last block is computed whole (padding lanes use weight 0 on a valid element) and stored
 // under a mask.
 
+// Uniform tables (every row the same number of taps) are the common case; the hint keeps them
+// on the fall-through path whatever else this file holds (without it GCC's block layout of this
+// loop changed when copy_rows_4 joined the file).
 template <class DI>
 HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF acc, VF tap,
                          int64_t k) {
   const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
   if (k == 0) {
     const auto first = hn::Mul(w, tap);
-    if (p.uniform) return first;
+    if (HWY_LIKELY(p.uniform)) return first;
     const auto count = hn::LoadU(di, p.padded_count.data() + r);
     return hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
   }
   const auto sum = hn::Add(acc, hn::Mul(w, tap));
-  if (p.uniform) return sum;
+  if (HWY_LIKELY(p.uniform)) return sum;
   const auto count = hn::LoadU(di, p.padded_count.data() + r);
   const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
