@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "floor.hpp"
+#include "tools/args.hpp"
 #include "workloads.hpp"
 
 namespace upsample::bench {
@@ -74,23 +76,6 @@ void print_help(const std::string& program, int default_threads) {
                                     "tables use 2");
 }
 
-int usage_error(const std::string& program, const std::string& what) {
-  std::fprintf(stderr, "%s: %s (see '%s --help')\n", program.c_str(), what.c_str(),
-               program.c_str());
-  return 2;
-}
-
-bool parse_int(const std::string& text, int lo, int hi, int* value) {
-  if (text.empty() || text.size() > 9 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  const int v = std::atoi(text.c_str());
-  if (v < lo || v > hi) return false;
-  *value = v;
-  return true;
-}
-
 // A progress line on stderr, shown only on a terminal and only once the run has taken a
 // second; refreshed at most every 100 ms; cleared before each result row is printed.
 class ProgressLine {
@@ -126,24 +111,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-std::optional<Mode> parse_mode(const std::string& text) {
-  if (text == "nearest") return Mode::kNearest;
-  if (text == "nearest-exact") return Mode::kNearestExact;
-  if (text == "linear" || text == "bilinear" || text == "trilinear") return Mode::kLinear;
-  if (text == "bicubic" || text == "cubic") return Mode::kCubic;
-  if (text == "area") return Mode::kArea;
-  return {};
-}
-
-// The dtype whose dtype_name() is `text`.
-std::optional<DType> parse_dtype(const std::string& text) {
-  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
-                  DType::kUInt8, DType::kUInt16}) {
-    if (text == dtype_name(d)) return d;
-  }
-  return {};
-}
-
 // What the command line asks for.
 struct Request {
   std::vector<std::string> names, shapes;
@@ -154,82 +121,67 @@ struct Request {
   RunOptions run;
 };
 
+// The flags: their field of Request, and whether they describe --shape workloads.
+struct Flag {
+  const char* name;
+  bool Request::*field;
+  bool shape_option;
+};
+constexpr Flag kFlags[] = {
+    {"--antialias", &Request::antialias, true}, {"--align-corners", &Request::align_corners, true},
+    {"--backward", &Request::backward, true},   {"--channels-last", &Request::channels_last, true},
+    {"--json", &Request::json, false},          {"--describe", &Request::describe, false},
+    {"--list", &Request::list, false},
+};
+
+bool takes_value(const std::string& a) {
+  return a == "--workload" || a == "--workloads" || a == "--shape" || a == "--mode" ||
+         a == "--dtype" || a == "--threads" || a == "--reps" || a == "--time-ms";
+}
+
+// An option that takes a value (takes_value). Returns "" or the usage error.
+std::string parse_value_option(cli::ArgReader& args, Request* req) {
+  const std::string& a = args.name();
+  if (a == "--threads") return args.int_value(1, 4096, &req->run.threads);
+  if (a == "--reps") return args.int_value(1, 1000000, &req->run.reps);
+  if (a == "--time-ms") {
+    int ms = 0;
+    std::string err = args.int_value(1, 600000, &ms);
+    if (err.empty()) req->run.target_ms = ms;
+    return err;
+  }
+  std::string v;
+  if (std::string err = args.string_value(&v); !err.empty()) return err;
+  if (a == "--workload" || a == "--workloads") {
+    const std::vector<std::string> names = split_commas(v);
+    if (names.empty()) return a + " needs a workload name";
+    req->names.insert(req->names.end(), names.begin(), names.end());
+  } else if (a == "--shape") {
+    req->shapes.push_back(v);
+  } else {
+    (a == "--mode" ? req->mode_text : req->dtype_text) = v;
+    req->shape_options = true;
+  }
+  return "";
+}
+
 // Parses `args` into *req; returns "" or the usage error.
-std::string parse_args(const std::vector<std::string>& args, Request* req) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::optional<std::string> inline_value;
-    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    std::string v;
-    auto value = [&]() -> bool {
-      if (inline_value) {
-        v = *inline_value;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return true;
-    };
-    auto flag = [&](bool* dst) -> std::string {
-      if (inline_value) return a + " takes no value";
-      *dst = true;
-      return "";
-    };
-    std::string err;
+std::string parse_args(const std::vector<std::string>& arg_list, Request* req) {
+  cli::ArgReader args(arg_list);
+  while (args.next()) {
+    const std::string& a = args.name();
     if (a == "-h" || a == "--help") {
       req->help = true;
       return "";
-    } else if (a == "--workload" || a == "--workloads" || a == "--shape" || a == "--mode" ||
-               a == "--dtype" || a == "--threads" || a == "--reps" || a == "--time-ms") {
-      if (!value()) return a + " needs a value";
-      if (a == "--workload" || a == "--workloads") {
-        const std::vector<std::string> names = split_commas(v);
-        if (names.empty()) return a + " needs a workload name";
-        req->names.insert(req->names.end(), names.begin(), names.end());
-      } else if (a == "--shape") {
-        req->shapes.push_back(v);
-      } else if (a == "--mode") {
-        req->mode_text = v;
-        req->shape_options = true;
-      } else if (a == "--dtype") {
-        req->dtype_text = v;
-        req->shape_options = true;
-      } else if (a == "--threads") {
-        if (!parse_int(v, 1, 4096, &req->run.threads)) {
-          return "--threads must be a whole number from 1 to 4096, got '" + v + "'";
-        }
-      } else if (a == "--reps") {
-        if (!parse_int(v, 1, 1000000, &req->run.reps)) {
-          return "--reps must be a whole number from 1 to 1000000, got '" + v + "'";
-        }
-      } else {
-        int ms = 0;
-        if (!parse_int(v, 1, 600000, &ms)) {
-          return "--time-ms must be a whole number from 1 to 600000, got '" + v + "'";
-        }
-        req->run.target_ms = ms;
-      }
-    } else if (a == "--antialias") {
-      err = flag(&req->antialias);
-      req->shape_options = true;
-    } else if (a == "--align-corners") {
-      err = flag(&req->align_corners);
-      req->shape_options = true;
-    } else if (a == "--backward") {
-      err = flag(&req->backward);
-      req->shape_options = true;
-    } else if (a == "--channels-last") {
-      err = flag(&req->channels_last);
-      req->shape_options = true;
-    } else if (a == "--json") {
-      err = flag(&req->json);
-    } else if (a == "--describe") {
-      err = flag(&req->describe);
-    } else if (a == "--list") {
-      err = flag(&req->list);
+    }
+    std::string err;
+    if (takes_value(a)) {
+      err = parse_value_option(args, req);
+    } else if (const Flag* f = std::find_if(std::begin(kFlags), std::end(kFlags),
+                                            [&a](const Flag& f) { return a == f.name; });
+               f != std::end(kFlags)) {
+      err = args.flag(&(req->*(f->field)));
+      req->shape_options = req->shape_options || f->shape_option;
     } else if (a.rfind("-", 0) == 0) {
       err = "unknown option '" + a + "'";
     } else {
@@ -248,12 +200,12 @@ std::string select_workloads(const std::string& program, const Request& req,
     if (w == nullptr) return "unknown workload '" + name + "' (see '" + program + " --list')";
     selected->push_back(*w);
   }
-  const std::optional<Mode> mode = parse_mode(req.mode_text);
+  const std::optional<Mode> mode = cli::parse_mode(req.mode_text, true);
   if (!mode) {
     return "unknown --mode '" + req.mode_text +
            "' (expected nearest, nearest-exact, linear, bilinear, bicubic or area)";
   }
-  const std::optional<DType> dtype = parse_dtype(req.dtype_text);
+  const std::optional<DType> dtype = cli::parse_dtype(req.dtype_text);
   if (!dtype) {
     return "unknown --dtype '" + req.dtype_text +
            "' (expected float32, float16, bfloat16, float64, uint8 or uint16)";
@@ -290,7 +242,7 @@ int run_command(const std::string& program, int default_threads,
   Request req;
   req.run.threads = default_threads;
   if (const std::string err = parse_args(args, &req); !err.empty()) {
-    return usage_error(program, err);
+    return cli::usage_error(program, err);
   }
   if (req.help) {
     print_help(program, default_threads);
@@ -305,7 +257,7 @@ int run_command(const std::string& program, int default_threads,
   }
   std::vector<Workload> selected;
   if (const std::string err = select_workloads(program, req, &selected); !err.empty()) {
-    return usage_error(program, err);
+    return cli::usage_error(program, err);
   }
   int what_width = 22;
   for (const Workload& w : selected) {

@@ -36,6 +36,8 @@ import subprocess
 import sys
 import time
 
+from report_output import write_report
+
 # name, operator, kind, direction, input sizes, output spatial sizes, dtype, channels_last.
 # Direction "call": the aclnn call-cost rows (bench/calls.cpp); PyTorch's reference for them is
 # F.interpolate, output allocation included.
@@ -381,7 +383,7 @@ def peer_cell(r, p, stat, notes):
     return cell
 
 
-def report(rows, args, meta):
+def report_header(args, meta):
     stat = args.stat
     lines = ["# upsample vs PyTorch %s, OpenCV %s, oneDNN %s (CPU)" % (
         meta["torch"], meta["cv2"], meta["onednn"]), ""]
@@ -402,12 +404,14 @@ def report(rows, args, meta):
                  "threads, the faster of ordinary and non-temporal (NT) stores")
     lines.append("- †: the peer computes a different function here (semantics check failed); "
                  "not counted")
-    lines.append("")
-    lines.append("| W | operator | ours ms | PyTorch ms | OpenCV ms | oneDNN ms | "
-                 "fastest same-semantics peer | speed-up | floor ms (normal / NT) | "
-                 "ours/floor |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
-    notes = []
+    return lines
+
+
+def workload_table(rows, stat, notes):
+    lines = ["| W | operator | ours ms | PyTorch ms | OpenCV ms | oneDNN ms | "
+             "fastest same-semantics peer | speed-up | floor ms (normal / NT) | "
+             "ours/floor |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["workload"].startswith("C"):
             continue
@@ -428,26 +432,33 @@ def report(rows, args, meta):
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["workload"], r["operator"], fmt_ms(ours) if ours else "error", cells[0], cells[1],
             cells[2], fastest, speed, floors, vs_floor))
+    return lines
+
+
+def calls_table(rows, stat, notes):
     calls = [r for r in rows if r["workload"].startswith("C")]
-    if calls:
+    if not calls:
+        return []
+    lines = ["", "Calls through the aclnn C API (bilinear2d fwd float32 NCHW), µs; PyTorch: "
+             "F.interpolate (allocates its output), as a reference:", "",
+             "| C | what | shape | ours µs | PyTorch F.interpolate µs | floor µs |",
+             "|---|---|---|---|---|---|"]
+    for r in calls:
+        if r.get("ours_error"):
+            notes.append("%s ours: %s" % (r["workload"], r["ours_error"]))
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["operator"], r["shape"], fmt_us(pick(r, "ours", stat)),
+            fmt_us(pick(r, "torch", stat)), fmt_us(pick(r, "floor", stat))))
+    by_name = {r["workload"]: r for r in calls}
+    c1, c2 = by_name.get("C1"), by_name.get("C2")
+    if c1 and c2 and pick(c1, "ours", stat) and pick(c2, "ours", stat):
         lines.append("")
-        lines.append("Calls through the aclnn C API (bilinear2d fwd float32 NCHW), µs; PyTorch: "
-                     "F.interpolate (allocates its output), as a reference:")
-        lines.append("")
-        lines.append("| C | what | shape | ours µs | PyTorch F.interpolate µs | floor µs |")
-        lines.append("|---|---|---|---|---|---|")
-        for r in calls:
-            if r.get("ours_error"):
-                notes.append("%s ours: %s" % (r["workload"], r["ours_error"]))
-            lines.append("| %s | %s | %s | %s | %s | %s |" % (
-                r["workload"], r["operator"], r["shape"], fmt_us(pick(r, "ours", stat)),
-                fmt_us(pick(r, "torch", stat)), fmt_us(pick(r, "floor", stat))))
-        by_name = {r["workload"]: r for r in calls}
-        c1, c2 = by_name.get("C1"), by_name.get("C2")
-        if c1 and c2 and pick(c1, "ours", stat) and pick(c2, "ours", stat):
-            lines.append("")
-            lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×" % (
-                pick(c1, "ours", stat) / pick(c2, "ours", stat)))
+        lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×" % (
+            pick(c1, "ours", stat) / pick(c2, "ours", stat)))
+    return lines
+
+
+def semantics_checks(rows):
     checks = []
     for r in rows:
         if r.get("cv2_diff") is not None:
@@ -459,6 +470,14 @@ def report(rows, args, meta):
                 checks.append("%s oneDNN %s on %s: max |diff| %.2g vs ours → %s" % (
                     r["workload"], layout, r["onednn_check_case"], e["max_abs_diff"],
                     "same" if e["same"] else "DIFFERENT"))
+    return checks
+
+
+def report(rows, args, meta):
+    notes = []
+    lines = report_header(args, meta) + [""] + workload_table(rows, args.stat, notes)
+    lines += calls_table(rows, args.stat, notes)
+    checks = semantics_checks(rows)
     if checks:
         lines.append("")
         lines.append("Semantics checks (this run):")
@@ -472,7 +491,7 @@ def report(rows, args, meta):
 
 # ---------------------------------------------------------------------------------------------
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench-binary", default="build/upsample_bench",
@@ -496,8 +515,105 @@ def main():
     ap.add_argument("--from-json", default="",
                     help="measure nothing: print the report of a --json-out file (e.g. again "
                          "with --stat min)")
-    args = ap.parse_args()
+    return ap.parse_args()
 
+
+def selected_workloads(args):
+    if not args.workloads:
+        return WORKLOADS
+    wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
+    known = {w[0].upper(): w for w in WORKLOADS}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        sys.exit("unknown workloads: %s" % ", ".join(unknown))
+    return [known[w] for w in wanted]
+
+
+class Peers:
+    """The modules and binaries of the sides measured besides ours."""
+
+    def __init__(self, args, onednn):
+        import numpy as np
+        import torch  # after argument parsing, so --help is fast
+        try:
+            import cv2
+        except ImportError:
+            cv2 = None
+        if args.no_peers:
+            cv2 = None
+        torch.set_num_threads(args.threads)
+        if cv2 is not None:
+            cv2.setNumThreads(args.threads)
+        self.np, self.torch, self.cv2, self.onednn = np, torch, cv2, onednn
+
+
+def measure_ours(r, binary, args, meta):
+    name = r["workload"]
+    doc, res = run_ours(binary, name, args.threads, args.reps)
+    meta["simd"] = meta["simd"] or doc.get("simd", "")
+    meta.setdefault("floor_target", doc.get("floor_target"))
+    meta.setdefault("floor_vector_bytes", doc.get("floor_vector_bytes"))
+    if res.get("shape") != r["shape"]:
+        raise RuntimeError("%s: upsample_bench runs %s, compare.py expects %s" % (
+            name, res.get("shape"), r["shape"]))
+    r.update(ours_ms=res.get("ms_median"), ours_min_ms=res.get("ms_min"),
+             floor_ms=res.get("floor_ms"), floor_min_ms=res.get("floor_min_ms"),
+             floor_variant=res.get("floor_variant"),
+             floor_normal_ms=res.get("floor_normal_ms"),
+             floor_normal_min_ms=res.get("floor_normal_min_ms"),
+             floor_streaming_ms=res.get("floor_streaming_ms"),
+             floor_streaming_min_ms=res.get("floor_streaming_min_ms"),
+             bytes=res.get("bytes"), reps=res.get("reps"), ours_error=res.get("error"))
+
+
+def measure_peers(r, row, args, peers, meta):
+    name, _, kind, direction, in_sizes, out_spatial, dtype, cl = row
+    torch, cv2, np = peers.torch, peers.cv2, peers.np
+    try:
+        call = make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, cl)
+        med, mn, reps = time_calls(call, args.reps)
+        r.update(torch_ms=med, torch_min_ms=mn, torch_reps=reps, torch_error=None)
+    except (RuntimeError, NotImplementedError) as e:
+        r.update(torch_ms=None, torch_error=str(e).splitlines()[0])
+    if cv2 is not None and name in OPENCV:
+        diff, case = check_cv2(torch, cv2, np, row)
+        x = random_tensor(torch, in_sizes, dtype, False).numpy()
+        call, _ = make_cv2_call(cv2, np, OPENCV[name], x)(out_spatial)
+        med, mn, reps = time_calls(call, args.reps)
+        r.update(cv2_ms=med, cv2_min_ms=mn, cv2_reps=reps, cv2_diff=diff,
+                 cv2_check_case=case, cv2_same=diff <= TOLERANCE[dtype])
+    else:
+        r["cv2_skip"] = True
+    if peers.onednn is not None and name in ONEDNN:
+        try:
+            r.update(measure_onednn(peers.onednn, row, args.threads, args.reps))
+            meta["onednn"] = r.get("onednn_version") or meta["onednn"]
+        except (RuntimeError, ValueError) as e:
+            r.update(onednn_ms=None, onednn_error=str(e).splitlines()[0])
+    else:
+        r["onednn_skip"] = True
+
+
+def measure_row(row, binary, args, peers, meta):
+    name, what, _, _, in_sizes, out_spatial, _, _ = row
+    r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
+    if args.order == "ours-first":
+        measure_ours(r, binary, args, meta)
+        measure_peers(r, row, args, peers, meta)
+    else:
+        measure_peers(r, row, args, peers, meta)
+        measure_ours(r, binary, args, meta)
+    best = fastest_peer(r, "median")
+    print("%-4s ours %s ms  floor %s ms  fastest peer %s  (R=%s)%s" % (
+        name, fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
+        "%s %s ms" % (PEER_NAMES[best[0]], fmt_ms(best[1])) if best else "none",
+        r.get("reps"), ("  ours error: " + r["ours_error"]) if r.get("ours_error") else ""),
+        file=sys.stderr, flush=True)
+    return r
+
+
+def main():
+    args = parse_args()
     if args.from_json:
         with open(args.from_json) as f:
             doc = json.load(f)
@@ -512,103 +628,18 @@ def main():
     onednn = find_binary(args.onednn_binary)
     if args.no_peers or not os.path.exists(onednn):
         onednn = None
-
-    selected = WORKLOADS
-    if args.workloads:
-        wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
-        known = {w[0].upper(): w for w in WORKLOADS}
-        unknown = [w for w in wanted if w not in known]
-        if unknown:
-            sys.exit("unknown workloads: %s" % ", ".join(unknown))
-        selected = [known[w] for w in wanted]
-
-    import numpy as np
-    import torch  # after argument parsing, so --help is fast
-    try:
-        import cv2
-    except ImportError:
-        cv2 = None
-    if args.no_peers:
-        cv2 = None
-    torch.set_num_threads(args.threads)
-    if cv2 is not None:
-        cv2.setNumThreads(args.threads)
-    meta = {"order": args.order, "torch": torch.__version__, "cv2": cv2.__version__ if cv2 else "(absent)",
+    selected = selected_workloads(args)
+    peers = Peers(args, onednn)
+    meta = {"order": args.order, "torch": peers.torch.__version__,
+            "cv2": peers.cv2.__version__ if peers.cv2 else "(absent)",
             "onednn": "(absent)" if onednn is None else "(not run)",
             "simd": "", "load_before": load_average(),
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()}
-
-    rows = []
-    for row in selected:
-        name, what, kind, direction, in_sizes, out_spatial, dtype, cl = row
-        r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
-
-        def measure_ours():
-            doc, res = run_ours(binary, name, args.threads, args.reps)
-            meta["simd"] = meta["simd"] or doc.get("simd", "")
-            meta.setdefault("floor_target", doc.get("floor_target"))
-            meta.setdefault("floor_vector_bytes", doc.get("floor_vector_bytes"))
-            if res.get("shape") != r["shape"]:
-                raise RuntimeError("%s: upsample_bench runs %s, compare.py expects %s" % (
-                    name, res.get("shape"), r["shape"]))
-            r.update(ours_ms=res.get("ms_median"), ours_min_ms=res.get("ms_min"),
-                     floor_ms=res.get("floor_ms"), floor_min_ms=res.get("floor_min_ms"),
-                     floor_variant=res.get("floor_variant"),
-                     floor_normal_ms=res.get("floor_normal_ms"),
-                     floor_normal_min_ms=res.get("floor_normal_min_ms"),
-                     floor_streaming_ms=res.get("floor_streaming_ms"),
-                     floor_streaming_min_ms=res.get("floor_streaming_min_ms"),
-                     bytes=res.get("bytes"), reps=res.get("reps"), ours_error=res.get("error"))
-
-        def measure_peers():
-            try:
-                call = make_torch_call(torch, kind, direction, in_sizes, out_spatial, dtype, cl)
-                med, mn, reps = time_calls(call, args.reps)
-                r.update(torch_ms=med, torch_min_ms=mn, torch_reps=reps, torch_error=None)
-            except (RuntimeError, NotImplementedError) as e:
-                r.update(torch_ms=None, torch_error=str(e).splitlines()[0])
-            if cv2 is not None and name in OPENCV:
-                diff, case = check_cv2(torch, cv2, np, row)
-                x = random_tensor(torch, in_sizes, dtype, False).numpy()
-                call, _ = make_cv2_call(cv2, np, OPENCV[name], x)(out_spatial)
-                med, mn, reps = time_calls(call, args.reps)
-                r.update(cv2_ms=med, cv2_min_ms=mn, cv2_reps=reps, cv2_diff=diff,
-                         cv2_check_case=case, cv2_same=diff <= TOLERANCE[dtype])
-            else:
-                r["cv2_skip"] = True
-            if onednn is not None and name in ONEDNN:
-                try:
-                    r.update(measure_onednn(onednn, row, args.threads, args.reps))
-                    meta["onednn"] = r.get("onednn_version") or meta["onednn"]
-                except (RuntimeError, ValueError) as e:
-                    r.update(onednn_ms=None, onednn_error=str(e).splitlines()[0])
-            else:
-                r["onednn_skip"] = True
-
-        if args.order == "ours-first":
-            measure_ours()
-            measure_peers()
-        else:
-            measure_peers()
-            measure_ours()
-        rows.append(r)
-        best = fastest_peer(r, "median")
-        print("%-4s ours %s ms  floor %s ms  fastest peer %s  (R=%s)%s" % (
-            name, fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
-            "%s %s ms" % (PEER_NAMES[best[0]], fmt_ms(best[1])) if best else "none",
-            r.get("reps"), ("  ours error: " + r["ours_error"]) if r.get("ours_error") else ""),
-            file=sys.stderr, flush=True)
-
+    rows = [measure_row(row, binary, args, peers, meta) for row in selected]
     meta["load_after"] = load_average()
-    text = report(rows, args, meta)
-    print(text)
-    if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
-            f.write(text)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"meta": meta, "threads": args.threads, "machine": machine_name(),
-                       "results": rows}, f, indent=2)
+    write_report(report(rows, args, meta), args.markdown_out, args.json_out,
+                 {"meta": meta, "threads": args.threads, "machine": machine_name(),
+                  "results": rows}, indent=2)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ namespace upsample::bench::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 template <bool kStreaming, class D, class V>
-HWY_INLINE void Put(D d, V v, uint8_t* HWY_RESTRICT p) {
+HWY_INLINE void put(D d, V v, uint8_t* HWY_RESTRICT p) {
   if constexpr (kStreaming) {
     hn::Stream(v, d, p);
   } else {
@@ -29,12 +29,12 @@ HWY_INLINE void Put(D d, V v, uint8_t* HWY_RESTRICT p) {
 
 // One thread's walk over `ni` input vectors and `no` output vectors (see floor.hpp).
 template <bool kStreaming>
-void Walk(const uint8_t* HWY_RESTRICT in, size_t ni, uint8_t* HWY_RESTRICT out, size_t no) {
+void walk(const uint8_t* HWY_RESTRICT in, size_t ni, uint8_t* HWY_RESTRICT out, size_t no) {
   const hn::ScalableTag<uint8_t> d;
   const size_t lanes = hn::Lanes(d);
   if (ni == 0) {
     const auto zero = hn::Zero(d);
-    for (size_t k = 0; k < no; ++k) Put<kStreaming>(d, zero, out + k * lanes);
+    for (size_t k = 0; k < no; ++k) put<kStreaming>(d, zero, out + k * lanes);
     return;
   }
   if (no >= ni) {
@@ -49,7 +49,7 @@ void Walk(const uint8_t* HWY_RESTRICT in, size_t ni, uint8_t* HWY_RESTRICT out, 
         err -= ni;
         ++n;
       }
-      for (size_t m = 0; m < n; ++m, o += lanes) Put<kStreaming>(d, v, o);
+      for (size_t m = 0; m < n; ++m, o += lanes) put<kStreaming>(d, v, o);
     }
     return;
   }
@@ -73,12 +73,12 @@ void Walk(const uint8_t* HWY_RESTRICT in, size_t ni, uint8_t* HWY_RESTRICT out, 
     }
     if (m < n) a = hn::Xor(a, hn::Load(d, i + m * lanes));
     i += n * lanes;
-    Put<kStreaming>(d, hn::Xor(a, b), out + k * lanes);
+    put<kStreaming>(d, hn::Xor(a, b), out + k * lanes);
   }
 }
 
-void FloorShare(const uint8_t* in, size_t in_bytes, uint8_t* out, size_t out_bytes, int t, int n,
-                bool streaming) {
+void floor_share_on_target(const uint8_t* in, size_t in_bytes, uint8_t* out, size_t out_bytes,
+                           int t, int n, bool streaming) {
   const hn::ScalableTag<uint8_t> d;
   const size_t lanes = hn::Lanes(d);
   const size_t out_vecs = out_bytes / lanes;
@@ -96,10 +96,10 @@ void FloorShare(const uint8_t* in, size_t in_bytes, uint8_t* out, size_t out_byt
   const size_t i0 = in_vecs * tt / active, i1 = in_vecs * (tt + 1) / active;
   const size_t o0 = out_vecs * tt / active, o1 = out_vecs * (tt + 1) / active;
   if (streaming) {
-    Walk<true>(in + i0 * lanes, i1 - i0, out + o0 * lanes, o1 - o0);
+    walk<true>(in + i0 * lanes, i1 - i0, out + o0 * lanes, o1 - o0);
     hwy::FlushStream();
   } else {
-    Walk<false>(in + i0 * lanes, i1 - i0, out + o0 * lanes, o1 - o0);
+    walk<false>(in + i0 * lanes, i1 - i0, out + o0 * lanes, o1 - o0);
   }
   if (tt + 1 != active) return;
   // The tails (bytes after the last whole vector).
@@ -115,8 +115,8 @@ void FloorShare(const uint8_t* in, size_t in_bytes, uint8_t* out, size_t out_byt
   }
 }
 
-size_t VectorBytes() { return hn::Lanes(hn::ScalableTag<uint8_t>()); }
-const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+size_t vector_bytes() { return hn::Lanes(hn::ScalableTag<uint8_t>()); }
+const char* target_name() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace upsample::bench::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -124,16 +124,16 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace upsample::bench {
 
-HWY_EXPORT(FloorShare);
-HWY_EXPORT(VectorBytes);
-HWY_EXPORT(TargetName);
+HWY_EXPORT(floor_share_on_target);
+HWY_EXPORT(vector_bytes);
+HWY_EXPORT(target_name);
 
-size_t floor_vector_bytes() { return HWY_DYNAMIC_DISPATCH(VectorBytes)(); }
-const char* floor_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+size_t floor_vector_bytes() { return HWY_DYNAMIC_DISPATCH(vector_bytes)(); }
+const char* floor_target() { return HWY_DYNAMIC_DISPATCH(target_name)(); }
 
 void floor_share(const void* in, size_t in_bytes, void* out, size_t out_bytes, int t, int n,
                  FloorStores stores) {
-  HWY_DYNAMIC_DISPATCH(FloorShare)
+  HWY_DYNAMIC_DISPATCH(floor_share_on_target)
   (static_cast<const uint8_t*>(in), in_bytes, static_cast<uint8_t*>(out), out_bytes, t, n,
    stores == FloorStores::kStreaming);
 }

@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
+#include "args.hpp"
+#include "check/check.hpp"
 #include "commands.hpp"
 #include "image_io.hpp"
 #include "workloads.hpp"
@@ -92,10 +93,7 @@ void print_help() {
       kSource, kSource, kDown, kDown, kSource, kSource, kSheetW, kSheetH);
 }
 
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "upsample demo: %s (see 'upsample demo --help')\n", what.c_str());
-  return 2;
-}
+int usage_error(const std::string& what) { return cli::usage_error("upsample demo", what); }
 
 int failure(const std::string& what) {
   std::fprintf(stderr, "upsample demo: %s\n", what.c_str());
@@ -245,7 +243,8 @@ void draw_text(Image* img, int x, int y, const std::string& text, int scale, Rgb
 void blit(Image* dst, const Image& src, int x, int y, int zoom = 1) {
   for (int sy = 0; sy < src.height; ++sy) {
     for (int sx = 0; sx < src.width; ++sx) {
-      const uint8_t* p = src.data.data() + (static_cast<size_t>(sy) * src.width + sx) * src.channels;
+      const uint8_t* p =
+          src.data.data() + (static_cast<size_t>(sy) * src.width + sx) * src.channels;
       const Rgb c = src.channels >= 3 ? Rgb{p[0], p[1], p[2]} : Rgb{p[0], p[0], p[0]};
       fill_rect(dst, x + sx * zoom, y + sy * zoom, zoom, zoom, c);
     }
@@ -330,14 +329,14 @@ std::vector<std::string> wrap(const std::string& text, int width, int scale) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t nl = text.find('\n', start);
-    const std::string para = text.substr(start, nl == std::string::npos ? std::string::npos
-                                                                          : nl - start);
+    const std::string para =
+        text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     std::string line;
     size_t p = 0;
     while (p < para.size()) {
       const size_t space = para.find(' ', p);
-      const std::string word = para.substr(p, space == std::string::npos ? std::string::npos
-                                                                         : space - p);
+      const std::string word =
+          para.substr(p, space == std::string::npos ? std::string::npos : space - p);
       p = space == std::string::npos ? para.size() : space + 1;
       const std::string candidate = line.empty() ? word : line + " " + word;
       if (!line.empty() && text_width(candidate, scale) > width) {
@@ -401,11 +400,21 @@ class JsonReader {
         if (pos_ >= s_.size()) return false;
         c = s_[pos_++];
         switch (c) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          case 'b': c = '\b'; break;
-          case 'f': c = '\f'; break;
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          case 'b':
+            c = '\b';
+            break;
+          case 'f':
+            c = '\f';
+            break;
           case 'u': {
             if (pos_ + 4 > s_.size()) return false;
             const long code = std::strtol(s_.substr(pos_, 4).c_str(), nullptr, 16);
@@ -413,7 +422,8 @@ class JsonReader {
             c = code < 0x80 ? static_cast<char>(code) : '?';
             break;
           }
-          default: break;  // \" \\ \/
+          default:
+            break;  // \" \\ \/
         }
       }
       out->push_back(c);
@@ -530,8 +540,7 @@ int check_summary() {
   const int rc = capture_stdout([] { return run_check({"--json"}); }, &out);
   Json doc;
   if (out.empty() || !JsonReader(out).parse(&doc) || doc.type != Json::kObject) {
-    std::printf("check: exit status %d (no JSON summary; run 'upsample check' for details)\n",
-                rc);
+    std::printf("check: exit status %d (no JSON summary; run 'upsample check' for details)\n", rc);
     return rc == 0 ? 1 : rc;
   }
   const Json* rows = doc.get("rows");
@@ -581,10 +590,11 @@ int check_summary() {
       }
     }
   }
-  std::printf("check: %ld passed, %ld failed: %zu aclnn entry points against the float64 "
-              "reference\n  (%zu entry point x dtype x layout rows, %zu adjoint identities)\n",
-              count(summary, "passed"), count(summary, "failed"), entry_points.size(),
-              rows ? rows->items.size() : size_t{0}, adjoint ? adjoint->items.size() : size_t{0});
+  std::printf(
+      "check: %ld passed, %ld failed: %zu aclnn entry points against the float64 "
+      "reference\n  (%zu entry point x dtype x layout rows, %zu adjoint identities)\n",
+      count(summary, "passed"), count(summary, "failed"), entry_points.size(),
+      rows ? rows->items.size() : size_t{0}, adjoint ? adjoint->items.size() : size_t{0});
   if (!worst_ulp.empty()) std::printf("  largest error, in ulps of the dtype at max(1, |ref|):\n");
   for (const char* direction : {"forward", "backward"}) {
     const auto it = worst_ulp.find(direction);
@@ -606,7 +616,8 @@ int check_summary() {
 int bench_summary(int threads) {
   namespace wl = upsample::bench;
   std::vector<wl::Workload> workloads;
-  for (const char* name : {"W1", "W3", "W5", "W7", "W9"}) workloads.push_back(*wl::find_workload(name));
+  for (const char* name : {"W1", "W3", "W5", "W7", "W9"})
+    workloads.push_back(*wl::find_workload(name));
   // The demo's own operation at a realistic size: an RGB photo, channels-last, downsampled.
   wl::Workload photo;
   photo.name = "img";
@@ -637,12 +648,93 @@ int bench_summary(int threads) {
   return failed ? 1 : 0;
 }
 
-bool parse_threads(const std::string& text, int* threads) {
-  if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
+// ---------------------------------------------------------------------------------------------
+// The contact sheet: a title, the source and legend in column 0, one cell per variant.
+
+constexpr int kDownY = kLabel;                           // the downsampled image in a cell
+constexpr int kUpY = kLabel + kDown * kDownZoom + kGap;  // the round trip (and the source)
+constexpr int kDownX = (kCellW - kDown * kDownZoom) / 2;
+
+void cell_origin(int column, int row, int* x, int* y) {
+  *x = kMargin + column * (kCellW + kMargin);
+  *y = kTitle + row * (kCellH + kMargin);
+}
+
+void label_cell(Image* sheet, int x, int y, const std::string& text, Rgb color) {
+  const int scale = text_width(text, 2) <= kCellW ? 2 : 1;
+  draw_text(sheet, x, y + 4, text, scale, color);
+}
+
+Image blank_sheet() {
+  Image sheet = Image::blank(kSheetW, kSheetH, 3);
+  fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
+  const std::string title =
+      "upsample demo: " + std::to_string(kSource) + "x" + std::to_string(kSource) + " -> " +
+      std::to_string(kDown) + "x" + std::to_string(kDown) + " (top, shown 2x) -> " +
+      std::to_string(kSource) + "x" + std::to_string(kSource) + " (bottom), float32";
+  draw_text(&sheet, kMargin, 12, title, 2, kWhite);
+  return sheet;
+}
+
+// Column 0: the source under how to read a cell, and what to look for.
+void draw_legend(Image* sheet, const Image& source) {
+  int x, y;
+  cell_origin(0, 0, &x, &y);
+  label_cell(sheet, x, y, "source", kWhite);
+  const int text_x = x + 6, text_w = kCellW - 12;
+  int ly = y + kDownY + 6;
+  for (const std::string& line :
+       wrap("In each mode's cell:\ntop: the source downsampled to 96x96, each pixel shown as "
+            "2x2\nbottom: that image upsampled back to 256x256, same mode\n\nBelow: the "
+            "source.",
+            text_w, 2)) {
+    draw_text(sheet, text_x, ly, line, 2, kDim);
+    ly += 19;
   }
-  *threads = std::atoi(text.c_str());
-  return *threads >= 1;
+  blit(sheet, source, x, y + kUpY);
+  cell_origin(0, 1, &x, &y);
+  label_cell(sheet, x, y, "what to look for", kWhite);
+  ly = y + kDownY + 6;
+  for (const std::string& line :
+       wrap("Aliasing: moire rings in the zone plate, false stripes in the chirp and the "
+            "lines. Antialias removes them: compare each cell with the one below it.\n\nRinging: "
+            "light and dark halos beside the text and the blue block (bicubic).\n\n"
+            "Blocks: nearest, nearest-exact.\n\nEach image is also a PNG file: "
+            "source.png, MODE_down.png, MODE_up.png.",
+            text_w, 2)) {
+    draw_text(sheet, text_x, ly, line, 2, kDim);
+    ly += 19;
+  }
+}
+
+// Every variant: down and back up, both files written, its cell drawn. Returns 0 or the exit
+// status of the failure (reported).
+int run_variants(const Image& source, int threads, Image* sheet,
+                 const std::function<bool(const std::string&, const Image&)>& save,
+                 std::string* error) {
+  ResampleSpec spec;
+  spec.dtype = DType::kFloat32;
+  spec.threads = threads;
+  std::printf("  %-20s %s\n", "mode", "files (down to 96x96, back up to 256x256)");
+  for (const Variant& v : kVariants) {
+    spec.mode = v.mode;
+    spec.antialias = v.antialias;
+    Image down, up;
+    if (!resample_image(source, kDown, kDown, spec, &down, error) ||
+        !resample_image(down, kSource, kSource, spec, &up, error)) {
+      return failure(std::string("resampling with ") + v.label + " failed: " + *error);
+    }
+    const std::string down_name = std::string(v.file) + "_down.png";
+    const std::string up_name = std::string(v.file) + "_up.png";
+    if (!save(down_name, down) || !save(up_name, up)) return failure(*error);
+    int x, y;
+    cell_origin(v.column, v.row, &x, &y);
+    label_cell(sheet, x, y, v.label, kWhite);
+    blit(sheet, down, x + kDownX, y + kDownY, kDownZoom);
+    blit(sheet, up, x, y + kUpY);
+    std::printf("  %-20s %s, %s\n", v.label, down_name.c_str(), up_name.c_str());
+  }
+  return 0;
 }
 
 int demo(const std::string& out_dir, int threads) {
@@ -663,83 +755,15 @@ int demo(const std::string& out_dir, int threads) {
     return true;
   };
 
-  std::printf("upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
-              "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
-              kSource, kSource, kDown, kDown, kSource, kSource);
+  std::printf(
+      "upsample demo: a %dx%d test image (stripes and a chirp, a zone plate, text, a "
+      "gradient) resampled\nto %dx%d and back to %dx%d with every mode, float32, RGB\n\n",
+      kSource, kSource, kDown, kDown, kSource, kSource);
   const Image source = synthesize();
   if (!save("source.png", source)) return failure(error);
-
-  Image sheet = Image::blank(kSheetW, kSheetH, 3);
-  fill_rect(&sheet, 0, 0, kSheetW, kSheetH, kBackground);
-  const std::string title = "upsample demo: " + std::to_string(kSource) + "x" +
-                            std::to_string(kSource) + " -> " + std::to_string(kDown) + "x" +
-                            std::to_string(kDown) + " (top, shown 2x) -> " +
-                            std::to_string(kSource) + "x" + std::to_string(kSource) +
-                            " (bottom), float32";
-  draw_text(&sheet, kMargin, 12, title, 2, kWhite);
-  auto cell_origin = [](int column, int row, int* x, int* y) {
-    *x = kMargin + column * (kCellW + kMargin);
-    *y = kTitle + row * (kCellH + kMargin);
-  };
-  auto label = [&](int x, int y, const std::string& text, Rgb color) {
-    const int scale = text_width(text, 2) <= kCellW ? 2 : 1;
-    draw_text(&sheet, x, y + 4, text, scale, color);
-  };
-  const int down_y = kLabel;
-  const int up_y = kLabel + kDown * kDownZoom + kGap;
-  const int down_x = (kCellW - kDown * kDownZoom) / 2;
-  {  // the source, and the legend
-    int x, y;
-    cell_origin(0, 0, &x, &y);
-    label(x, y, "source", kWhite);
-    const int text_x = x + 6, text_w = kCellW - 12;
-    int ly = y + down_y + 6;
-    for (const std::string& line :
-         wrap("In each mode's cell:\ntop: the source downsampled to 96x96, each pixel shown as "
-              "2x2\nbottom: that image upsampled back to 256x256, same mode\n\nBelow: the "
-              "source.",
-              text_w, 2)) {
-      draw_text(&sheet, text_x, ly, line, 2, kDim);
-      ly += 19;
-    }
-    blit(&sheet, source, x, y + up_y);
-    cell_origin(0, 1, &x, &y);
-    label(x, y, "what to look for", kWhite);
-    ly = y + down_y + 6;
-    for (const std::string& line :
-         wrap("Aliasing: moire rings in the zone plate, false stripes in the chirp and the "
-              "lines. Antialias removes them: compare each cell with the one below it.\n\nRinging: "
-              "light and dark halos beside the text and the blue block (bicubic).\n\n"
-              "Blocks: nearest, nearest-exact.\n\nEach image is also a PNG file: "
-              "source.png, MODE_down.png, MODE_up.png.",
-              text_w, 2)) {
-      draw_text(&sheet, text_x, ly, line, 2, kDim);
-      ly += 19;
-    }
-  }
-
-  ResampleSpec spec;
-  spec.dtype = DType::kFloat32;
-  spec.threads = threads;
-  std::printf("  %-20s %s\n", "mode", "files (down to 96x96, back up to 256x256)");
-  for (const Variant& v : kVariants) {
-    spec.mode = v.mode;
-    spec.antialias = v.antialias;
-    Image down, up;
-    if (!resample_image(source, kDown, kDown, spec, &down, &error) ||
-        !resample_image(down, kSource, kSource, spec, &up, &error)) {
-      return failure(std::string("resampling with ") + v.label + " failed: " + error);
-    }
-    const std::string down_name = std::string(v.file) + "_down.png";
-    const std::string up_name = std::string(v.file) + "_up.png";
-    if (!save(down_name, down) || !save(up_name, up)) return failure(error);
-    int x, y;
-    cell_origin(v.column, v.row, &x, &y);
-    label(x, y, v.label, kWhite);
-    blit(&sheet, down, x + down_x, y + down_y, kDownZoom);
-    blit(&sheet, up, x, y + up_y);
-    std::printf("  %-20s %s, %s\n", v.label, down_name.c_str(), up_name.c_str());
-  }
+  Image sheet = blank_sheet();
+  draw_legend(&sheet, source);
+  if (const int rc = run_variants(source, threads, &sheet, save, &error); rc != 0) return rc;
   if (!save("contact_sheet.png", sheet)) return failure(error);
   std::printf("\n  contact sheet: %s (%dx%d)\n\n", path("contact_sheet.png").c_str(), kSheetW,
               kSheetH);
@@ -759,39 +783,28 @@ int demo(const std::string& out_dir, int threads) {
 
 }  // namespace
 
-int run_demo(const std::vector<std::string>& args) {
+int run_demo(const std::vector<std::string>& arg_list) {
   std::string out_dir = "upsample-demo";
   int threads = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::optional<std::string> inline_value;
-    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
+  ArgReader args(arg_list);
+  while (args.next()) {
+    const std::string& a = args.name();
     if (a == "-h" || a == "--help") {
       print_help();
       return 0;
     }
-    if (a == "--out" || a == "--threads") {
-      std::string v;
-      if (inline_value) {
-        v = *inline_value;
-      } else if (i + 1 < args.size()) {
-        v = args[++i];
-      } else {
-        return usage_error(a + " needs a value");
-      }
-      if (a == "--out") {
-        if (v.empty()) return usage_error("--out needs a directory");
-        out_dir = v;
-      } else if (!parse_threads(v, &threads)) {
-        return usage_error("--threads must be a whole number from 1 to 9999, got '" + v + "'");
-      }
-      continue;
+    std::string err;
+    if (a == "--out") {
+      err = args.string_value(&out_dir);
+      if (err.empty() && out_dir.empty()) err = "--out needs a directory";
+    } else if (a == "--threads") {
+      err = args.int_value(1, 9999, &threads, 4);
+    } else if (a.rfind("-", 0) == 0) {
+      err = "unknown option '" + a + "'";
+    } else {
+      err = "unexpected argument '" + a + "' (demo takes no input files)";
     }
-    if (a.rfind("-", 0) == 0) return usage_error("unknown option '" + a + "'");
-    return usage_error("unexpected argument '" + a + "' (demo takes no input files)");
+    if (!err.empty()) return usage_error(err);
   }
   try {
     return demo(out_dir, threads);

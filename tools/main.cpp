@@ -4,7 +4,8 @@
 #include <string_view>
 #include <vector>
 
-#include "check.hpp"
+#include "args.hpp"
+#include "check/check.hpp"
 #include "commands.hpp"
 
 namespace {
@@ -39,10 +40,7 @@ void print_usage(std::FILE* out) {
   std::fprintf(out, "\n'upsample <command> --help' describes a command's options.\n");
 }
 
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "upsample: %s (see 'upsample --help')\n", what.c_str());
-  return 2;
-}
+int usage_error(const std::string& what) { return upsample::cli::usage_error("upsample", what); }
 
 }  // namespace
 

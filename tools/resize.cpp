@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "args.hpp"
 #include "commands.hpp"
 #include "image_temp_files.hpp"
 
@@ -96,25 +97,11 @@ void print_help() {
       kFastMargin, kDefaultJpegQuality, kDefaultWebpQuality);
 }
 
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "upsample resize: %s (see 'upsample resize --help')\n", what.c_str());
-  return 2;
-}
+int usage_error(const std::string& what) { return cli::usage_error("upsample resize", what); }
 
 int failure(const std::string& what) {
   std::fprintf(stderr, "upsample resize: %s\n", what.c_str());
   return 1;
-}
-
-bool parse_int(const std::string& text, int lo, int hi, int* value) {
-  if (text.empty() || text.size() > 9 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  const int v = std::atoi(text.c_str());
-  if (v < lo || v > hi) return false;
-  *value = v;
-  return true;
 }
 
 bool parse_positive_double(const std::string& text, double* value) {
@@ -153,124 +140,78 @@ bool parse_bytes(const std::string& text, size_t* value) {
   return true;
 }
 
-std::optional<Mode> parse_mode(const std::string& text) {
-  if (text == "nearest") return Mode::kNearest;
-  if (text == "nearest-exact") return Mode::kNearestExact;
-  if (text == "bilinear") return Mode::kLinear;
-  if (text == "bicubic") return Mode::kCubic;
-  if (text == "area") return Mode::kArea;
-  return {};
-}
+// The options that take a string value, and their field.
+struct TextOption {
+  const char* name;
+  std::string ResizeOptions::*field;
+};
+constexpr TextOption kTextOptions[] = {
+    {"--size", &ResizeOptions::size_text},     {"--scale", &ResizeOptions::scale_text},
+    {"--mode", &ResizeOptions::mode_text},     {"--dtype", &ResizeOptions::dtype_text},
+    {"--format", &ResizeOptions::format_text}, {"-o", &ResizeOptions::out_dir},
+    {"--out-dir", &ResizeOptions::out_dir},
+};
 
-std::optional<DType> parse_dtype(const std::string& text) {
-  if (text == "float32") return DType::kFloat32;
-  if (text == "float16") return DType::kFloat16;
-  if (text == "bfloat16") return DType::kBFloat16;
-  if (text == "float64") return DType::kFloat64;
-  if (text == "uint8") return DType::kUInt8;
-  if (text == "uint16") return DType::kUInt16;
-  return {};
-}
+// The flags: their field, and the value they set.
+struct FlagOption {
+  const char* name;
+  bool ResizeOptions::*field;
+  bool set;
+};
+constexpr FlagOption kFlagOptions[] = {
+    {"--antialias", &ResizeOptions::antialias, true},
+    {"--align-corners", &ResizeOptions::align_corners, true},
+    {"--straight-alpha", &ResizeOptions::straight_alpha, true},
+    {"--fast", &ResizeOptions::fast, true},
+    {"--no-autorotate", &ResizeOptions::autorotate, false},
+    {"--webp-lossless", &ResizeOptions::webp_lossless, true},
+    {"-v", &ResizeOptions::verbose, true},
+    {"--verbose", &ResizeOptions::verbose, true},
+};
 
-// Returns "" or the usage error.
-std::string parse_args(const std::vector<std::string>& args, ResizeOptions* o, bool* help) {
-  std::vector<std::string> positional;
-  bool options_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (options_done || a.size() < 2 || a[0] != '-') {
-      positional.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    std::optional<std::string> inline_value;
-    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto value = [&](std::string* dst) -> std::string {
-      if (inline_value) {
-        *dst = *inline_value;
-        return "";
-      }
-      if (i + 1 >= args.size()) return a + " needs a value";
-      *dst = args[++i];
-      return "";
-    };
-    auto flag = [&](bool* dst, bool set = true) -> std::string {
-      if (inline_value) return a + " takes no value";
-      *dst = set;
-      return "";
-    };
-    auto int_value = [&](int lo, int hi, const char* what, int* dst) -> std::string {
-      std::string text;
-      if (std::string err = value(&text); !err.empty()) return err;
-      if (!parse_int(text, lo, hi, dst)) {
-        return a + " must be " + what + ", got '" + text + "'";
-      }
-      return "";
-    };
-    std::string err, text;
-    int number = 0;
-    if (a == "-h" || a == "--help") {
-      *help = true;
-      return "";
-    } else if (a == "--size") {
-      err = value(&o->size_text);
-    } else if (a == "--scale") {
-      err = value(&o->scale_text);
-    } else if (a == "--mode") {
-      err = value(&o->mode_text);
-    } else if (a == "--dtype") {
-      err = value(&o->dtype_text);
-    } else if (a == "--format") {
-      err = value(&o->format_text);
-    } else if (a == "-o" || a == "--out-dir") {
-      err = value(&o->out_dir);
-      if (err.empty() && o->out_dir.empty()) err = a + " needs a directory";
-    } else if (a == "--bits") {
-      err = value(&text);
-      if (err.empty() && text != "8" && text != "16") {
-        err = "--bits must be 8 or 16, got '" + text + "'";
-      }
-      if (err.empty()) o->bits = std::atoi(text.c_str());
-    } else if (a == "--quality") {
-      err = int_value(1, 100, "a whole number from 1 to 100", &number);
-      if (err.empty()) o->quality = number;
-    } else if (a == "--png-level") {
-      err = int_value(0, 9, "a whole number from 0 to 9", &o->png_level);
-    } else if (a == "--threads") {
-      err = int_value(1, 4096, "a whole number from 1 to 4096", &o->threads);
-    } else if (a == "--jobs") {
-      err = int_value(1, 256, "a whole number from 1 to 256", &o->jobs);
-    } else if (a == "--memory-budget") {
-      err = value(&text);
-      if (err.empty() && !parse_bytes(text, &o->memory_budget)) {
-        err = "--memory-budget must be a size in bytes such as 1500000000, 512M or 2G, got '" +
-              text + "'";
-      }
-    } else if (a == "--antialias") {
-      err = flag(&o->antialias);
-    } else if (a == "--align-corners") {
-      err = flag(&o->align_corners);
-    } else if (a == "--straight-alpha") {
-      err = flag(&o->straight_alpha);
-    } else if (a == "--fast") {
-      err = flag(&o->fast);
-    } else if (a == "--no-autorotate") {
-      err = flag(&o->autorotate, false);
-    } else if (a == "--webp-lossless") {
-      err = flag(&o->webp_lossless);
-    } else if (a == "-v" || a == "--verbose") {
-      err = flag(&o->verbose);
-    } else {
-      err = "unknown option '" + a + "'";
-    }
-    if (!err.empty()) return err;
+template <typename Row, size_t kN>
+const Row* find_option(const Row (&rows)[kN], const std::string& name) {
+  for (const Row& r : rows) {
+    if (name == r.name) return &r;
   }
+  return nullptr;
+}
+
+// The options with a checked value (numbers, a bit depth, a byte count). Sets *known to false for
+// an unknown option. Returns "" or the usage error.
+std::string parse_checked_option(ArgReader& args, ResizeOptions* o, bool* known) {
+  const std::string& a = args.name();
+  std::string err, text;
+  int number = 0;
+  if (a == "--bits") {
+    err = args.string_value(&text);
+    if (err.empty() && text != "8" && text != "16") {
+      err = "--bits must be 8 or 16, got '" + text + "'";
+    }
+    if (err.empty()) o->bits = std::atoi(text.c_str());
+  } else if (a == "--quality") {
+    err = args.int_value(1, 100, &number);
+    if (err.empty()) o->quality = number;
+  } else if (a == "--png-level") {
+    err = args.int_value(0, 9, &o->png_level);
+  } else if (a == "--threads") {
+    err = args.int_value(1, 4096, &o->threads);
+  } else if (a == "--jobs") {
+    err = args.int_value(1, 256, &o->jobs);
+  } else if (a == "--memory-budget") {
+    err = args.string_value(&text);
+    if (err.empty() && !parse_bytes(text, &o->memory_budget)) {
+      err = "--memory-budget must be a size in bytes such as 1500000000, 512M or 2G, got '" + text +
+            "'";
+    }
+  } else {
+    *known = false;
+  }
+  return err;
+}
+
+// IN OUT, or IN... with -o OUTDIR. Returns "" or the usage error.
+std::string assign_positional(const std::vector<std::string>& positional, ResizeOptions* o) {
   if (!o->out_dir.empty()) {
     if (positional.empty()) return "missing the input files or folders for -o " + o->out_dir;
     o->inputs = positional;
@@ -285,6 +226,44 @@ std::string parse_args(const std::vector<std::string>& args, ResizeOptions* o, b
   o->inputs = {positional[0]};
   o->out = positional[1];
   return "";
+}
+
+// Returns "" or the usage error.
+std::string parse_args(const std::vector<std::string>& arg_list, ResizeOptions* o, bool* help) {
+  std::vector<std::string> positional;
+  bool options_done = false;
+  ArgReader args(arg_list);
+  while (args.next()) {
+    const std::string& raw = args.raw();
+    if (options_done || raw.size() < 2 || raw[0] != '-') {
+      positional.push_back(raw);
+      continue;
+    }
+    if (raw == "--") {
+      options_done = true;
+      continue;
+    }
+    const std::string& a = args.name();
+    if (a == "-h" || a == "--help") {
+      *help = true;
+      return "";
+    }
+    std::string err;
+    bool known = true;
+    if (const TextOption* t = find_option(kTextOptions, a)) {
+      err = args.string_value(&(o->*(t->field)));
+      if (err.empty() && t->field == &ResizeOptions::out_dir && o->out_dir.empty()) {
+        err = a + " needs a directory";
+      }
+    } else if (const FlagOption* f = find_option(kFlagOptions, a)) {
+      err = args.flag(&(o->*(f->field)), f->set);
+    } else {
+      err = parse_checked_option(args, o, &known);
+      if (!known) err = "unknown option '" + a + "'";
+    }
+    if (!err.empty()) return err;
+  }
+  return assign_positional(positional, o);
 }
 
 // "S" or "SX,SY" (positive, finite). Returns "" or the error.
@@ -368,7 +347,7 @@ std::string parse_settings(const ResizeOptions& o, ResizeSettings* s) {
   if (o.mode_text.empty()) {
     return "missing --mode (nearest, nearest-exact, bilinear, bicubic or area)";
   }
-  const std::optional<Mode> mode = parse_mode(o.mode_text);
+  const std::optional<Mode> mode = parse_mode(o.mode_text, false);
   if (!mode) {
     return "unknown --mode '" + o.mode_text +
            "' (expected nearest, nearest-exact, bilinear, bicubic or area)";

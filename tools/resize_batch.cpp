@@ -227,6 +227,76 @@ size_t physical_memory() {
                                : size_t{4} << 30;
 }
 
+// Makes the output folders once, rather than by racing workers; a folder that cannot be made
+// fails its files. Returns 0, or 1 (reported) when OUTDIR is not a folder.
+int make_output_folders(const ResizeOptions& o, std::vector<Entry>* entries) {
+  std::error_code ec;
+  if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec)) {
+    std::fprintf(stderr, "upsample resize: cannot use %s as -o: it is not a directory\n",
+                 quote_path(o.out_dir).c_str());
+    return 1;
+  }
+  std::map<std::string, std::string> made;  // folder -> error ("" when made)
+  for (Entry& e : *entries) {
+    if (!e.error.empty()) continue;
+    const std::string dir = fs::path(e.out).parent_path().string();
+    if (dir.empty()) continue;
+    auto it = made.find(dir);
+    if (it == made.end()) {
+      fs::create_directories(dir, ec);
+      it =
+          made.emplace(dir, ec ? "cannot create the folder " + quote_path(dir) + ": " + ec.message()
+                               : "")
+              .first;
+    }
+    if (!it->second.empty()) e.error = it->second;
+  }
+  return 0;
+}
+
+// How the files run: `jobs` at once, `threads` library threads each, within `budget`.
+struct BatchRun {
+  const ResizeOptions& o;
+  const ResizeSettings& s;
+  int jobs = 1;
+  int threads = 1;
+  bool prefault = false;
+  MemoryBudget& budget;
+  Progress& progress;
+};
+
+// One file of the batch. Returns false with `error` when it failed.
+bool resize_entry(const BatchRun& run, const Entry& e, std::string* error) {
+  *error = e.error;
+  if (!error->empty()) return false;
+  try {
+    const std::optional<ImageFormat> format = run.s.format ? run.s.format : format_from_path(e.out);
+    FileTask task(run.o, run.s, e.in, e.out, format, run.threads, run.prefault);
+    bool ok = task.prepare(error) == 0;
+    if (ok) {
+      BudgetGuard guard(&run.budget, task.memory_estimate());
+      ok = task.run(error);
+    }
+    if (ok && run.o.verbose) run.progress.print(task.describe());
+    return ok;
+  } catch (const std::bad_alloc&) {
+    *error = "out of memory resizing " + quote_path(e.in);
+    return false;
+  }
+}
+
+// The failures, listed at the end. Returns the exit status.
+int report_failures(const std::vector<std::string>& errors) {
+  size_t failed = 0;
+  for (const std::string& e : errors) failed += e.empty() ? 0 : 1;
+  if (failed == 0) return 0;
+  std::fprintf(stderr, "upsample resize: %zu of %zu files failed:\n", failed, errors.size());
+  for (const std::string& e : errors) {
+    if (!e.empty()) std::fprintf(stderr, "  %s\n", e.c_str());
+  }
+  return 1;
+}
+
 }  // namespace
 
 int resize_batch(const ResizeOptions& o, const ResizeSettings& s) {
@@ -241,61 +311,24 @@ int resize_batch(const ResizeOptions& o, const ResizeSettings& s) {
     std::fprintf(stderr, "upsample resize: %s (see 'upsample resize --help')\n", why.c_str());
     return 2;
   }
-  {  // the output folders, made here once rather than by racing workers
-    std::error_code ec;
-    if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec)) {
-      std::fprintf(stderr, "upsample resize: cannot use %s as -o: it is not a directory\n",
-                   quote_path(o.out_dir).c_str());
-      return 1;
-    }
-    std::map<std::string, std::string> made;  // folder -> error ("" when made)
-    for (Entry& e : entries) {
-      if (!e.error.empty()) continue;
-      const std::string dir = fs::path(e.out).parent_path().string();
-      if (dir.empty()) continue;
-      auto it = made.find(dir);
-      if (it == made.end()) {
-        fs::create_directories(dir, ec);
-        it = made.emplace(
-                     dir,
-                     ec ? "cannot create the folder " + quote_path(dir) + ": " + ec.message() : "")
-                 .first;
-      }
-      if (!it->second.empty()) e.error = it->second;
-    }
-  }
+  if (make_output_folders(o, &entries) != 0) return 1;
 
   const size_t n = entries.size();
   const int cores = std::max(1, default_num_threads());
   const int jobs = static_cast<int>(std::min<size_t>(o.jobs > 0 ? o.jobs : cores, n));
-  const int threads = o.threads > 0 ? o.threads : std::max(1, cores / jobs);
   MemoryBudget budget(o.memory_budget > 0 ? o.memory_budget : physical_memory() / 4);
   Progress progress(n);
+  // Every core decodes or resamples a file: no prefaulting thread then; the buffers of the
+  // previous file are reused instead (allocate_buffer's cache).
+  const BatchRun run{
+      o,      s,       jobs, o.threads > 0 ? o.threads : std::max(1, cores / jobs), jobs < cores,
+      budget, progress};
   std::vector<std::string> errors(n);
   std::atomic<size_t> next{0};
-
   auto work = [&] {
     for (size_t i = next++; i < n; i = next++) {
-      const Entry& e = entries[i];
-      std::string error = e.error;
-      bool ok = error.empty();
-      if (ok) {
-        try {
-          const std::optional<ImageFormat> format = s.format ? s.format : format_from_path(e.out);
-          // Every core decodes or resamples a file: no prefaulting thread; the buffers of the
-          // previous file are reused instead (allocate_buffer's cache).
-          FileTask task(o, s, e.in, e.out, format, threads, jobs < cores);
-          ok = task.prepare(&error) == 0;
-          if (ok) {
-            BudgetGuard guard(&budget, task.memory_estimate());
-            ok = task.run(&error);
-          }
-          if (ok && o.verbose) progress.print(task.describe());
-        } catch (const std::bad_alloc&) {
-          ok = false;
-          error = "out of memory resizing " + quote_path(e.in);
-        }
-      }
+      std::string error;
+      const bool ok = resize_entry(run, entries[i], &error);
       if (!ok) errors[i] = error;
       progress.file_done(ok);
     }
@@ -305,15 +338,7 @@ int resize_batch(const ResizeOptions& o, const ResizeSettings& s) {
   work();
   for (std::thread& t : workers) t.join();
   progress.finish();
-
-  size_t failed = 0;
-  for (const std::string& e : errors) failed += e.empty() ? 0 : 1;
-  if (failed == 0) return 0;
-  std::fprintf(stderr, "upsample resize: %zu of %zu files failed:\n", failed, n);
-  for (const std::string& e : errors) {
-    if (!e.empty()) std::fprintf(stderr, "  %s\n", e.c_str());
-  }
-  return 1;
+  return report_failures(errors);
 }
 
 }  // namespace upsample::cli

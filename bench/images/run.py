@@ -36,6 +36,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from report_output import write_report  # noqa: E402
 
 PILLOW_ONE = """import sys
 from PIL import Image
@@ -257,15 +259,8 @@ def main():
         d, r, e = split[task]
         lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %.2fx |" % (task, d, r, e, kernel_ms,
                                                                       r / kernel_ms))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
-            f.write(text)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"results": results, "split_ms": split, "kernel_ms": kernel_ms}, f,
-                      indent=1)
+    write_report("\n".join(lines) + "\n", args.markdown_out, args.json_out,
+                 {"results": results, "split_ms": split, "kernel_ms": kernel_ms}, indent=1)
 
 
 if __name__ == "__main__":

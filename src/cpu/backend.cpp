@@ -119,9 +119,11 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib) {
   request.adjacent = request.a_resample && request.b_resample &&
                      b.step.shape.inner == a.step.shape.rows * a.step.shape.inner &&
                      a.step.shape.outer == b.step.shape.outer * b.step.shape.src_len;
+  if (std::string why = fusion_declines(request); !why.empty()) {
+    a.fusion = "not fused with the next step: " + why;
+    return false;
+  }
   Fused f;
-  f.why = fusion_declines(request);
-  if (!f.why.empty()) return false;
   f.a = ia;
   f.b = ib;
   const PassShape& as = a.step.shape;
@@ -159,10 +161,11 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib) {
   why << "fused with the next step: " << f.bands << " band(s) of " << f.band_rows
       << " rows per plane, up to " << f.rows_cap << " intermediate rows of " << f.row_bytes
       << " bytes in each thread's scratch";
-  f.why = why.str();
+  a.fusion = why.str();
   a.fused = static_cast<int>(fused_.size());
   a.scratch_bytes = static_cast<int64_t>(bytes);  // the pair's, through the head
   b.fused_tail = true;
+  b.fusion = "runs in the bands of the step before";
   // b now writes while a still reads: when b's output region is a's input, b and every later
   // step swap the two regions (a's output region is free: the intermediate is in the scratch).
   if (is_region(a.step.in) && b.step.out == a.step.in) {
@@ -206,12 +209,10 @@ void Program<W>::layout_workspace() {
   }
   request.slice_scratch = std::max(slice_region[0], slice_region[1]);
   strategy_ = choose_strategy(request);
-  if (!strategy_.planes || request.passes < 3) {
+  fusion_not_tried_ = fusion_not_tried(strategy_, request.passes);
+  if (fusion_not_tried_.empty()) {
     fuse_steps();
-    if (!fused_.empty() && strategy_.planes) {
-      strategy_ = Strategy{};
-      strategy_.why = "tensor mode with fused passes (they keep the intermediate in cache)";
-    }
+    strategy_ = strategy_after_fusion(std::move(strategy_), !fused_.empty());
   }
   // The regions the unfused steps write (a fused pair's intermediate lives in the scratch).
   int64_t region_bytes[2] = {0, 0};
@@ -254,8 +255,9 @@ void Program<W>::layout_workspace() {
 template <typename W>
 std::string Program<W>::describe() const {
   std::ostringstream os;
-  os << "backend cpu simd " << target_ << "\n  " << strategy_.why << "; workspace "
+  os << "backend cpu simd " << target_ << "\n  " << describe_strategy(strategy_) << "; workspace "
      << workspace_bytes_ << " bytes; tables " << held_bytes_ << " bytes";
+  if (!fusion_not_tried_.empty()) os << "\n  " << fusion_not_tried_;
   for (size_t i = 0; i < steps_.size(); ++i) {
     const CompiledStep<W>& s = steps_[i];
     os << "\n  step " << i << ": " << core::describe_step(s.step);
@@ -266,11 +268,13 @@ std::string Program<W>::describe() const {
     }
     os << "\n    kernel " << s.kernel;
     if (!s.declined.empty()) os << " (declined: " << s.declined << ")";
-    if (s.fused >= 0) os << "\n    " << fused_[static_cast<size_t>(s.fused)].why;
+    if (!s.fusion.empty()) os << "\n    " << s.fusion;
   }
   return os.str();
 }
 
+// The estimate makes the kernel choice compile() makes (choose_pass_kernel depends only on the
+// step, its axis and the SIMD set, all known before the tables are built), so the two agree.
 template <typename W>
 int64_t compiled_table_bytes(const core::Plan<W>& plan) {
   const int64_t lanes = simd_kernels().lanes;

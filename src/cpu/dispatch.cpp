@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "cpu/threads.hpp"
@@ -45,6 +46,49 @@ bool compact(const core::Axis<W>& axis, int64_t group) {
                                           axis.src_len * group);
 }
 
+// What a kernel reads besides its buffers.
+enum class Table { kNone, kPlain, kPadded };  // streamed rows, a PassTable, + its padded form
+
+// A candidate that runs the pass: its kernel, work items and table.
+template <typename W>
+std::string accept(PassChoice<W>* c, PassFn<W> fn, int64_t (*items)(const PassShape&),
+                   Table table) {
+  c->fn = fn;
+  c->items = items;
+  c->needs_table = table != Table::kNone;
+  c->padded = table == Table::kPadded;
+  return "";
+}
+
+// The pass runs as one unit-stride row over interleaved (position, channel) pairs of `group`
+// channels (the interleaved table gives the same taps, so the same bits).
+template <typename W>
+void interleave_channels(PassChoice<W>* c, int64_t group) {
+  c->interleave = group;
+  c->shape.src_len *= group;
+  c->shape.rows *= group;
+  c->shape.inner = 1;
+}
+
+// The best target's float-weight kernel of a (in, out) set for the step's types; none for W =
+// double (simd_declines turns those away first).
+template <typename W>
+PassFn<W> simd_pair(const PassFn<float> (&set)[kDTypes][kDTypes], const core::Step& s) {
+  if constexpr (std::is_same_v<W, float>) {
+    return set[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
+  } else {
+    return nullptr;
+  }
+}
+template <typename W>
+PassFn<W> simd_one(PassFn<float> fn) {
+  if constexpr (std::is_same_v<W, float>) {
+    return fn;
+  } else {
+    return nullptr;
+  }
+}
+
 // Unit-tap rows of 4-byte elements: windows of 1-4 vectors permuted into place, interleaving
 // channels-last rows of 2..8 channels as the arithmetic kernels do.
 template <typename W>
@@ -55,14 +99,8 @@ std::string try_simd_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   if (dtype_size(s.in_type) != 4) return "elements are not 4 bytes";
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
-  if constexpr (std::is_same_v<W, float>) c->fn = simd_copy_rows_4();
-  c->interleave = s.shape.inner;
-  c->shape.src_len *= s.shape.inner;
-  c->shape.rows *= s.shape.inner;
-  c->shape.inner = 1;
-  c->items = &horizontal_items;
-  c->needs_table = c->padded = true;
-  return "";
+  interleave_channels(c, s.shape.inner);
+  return accept(c, simd_one<W>(r.simd->copy_rows_4), &horizontal_items, Table::kPadded);
 }
 
 template <typename W>
@@ -71,10 +109,9 @@ std::string try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   if (!r.axis->unit_taps) return "taps carry weights";
   if (s.in_type != s.out_type) return "the dtype changes";
   if (!r.axis->materialized) return "the table is streamed";
-  c->fn = gather_copy<W>(dtype_size(s.in_type), s.shape.inner == 1);
-  c->items = s.shape.inner == 1 ? &horizontal_items : &vertical_items;
-  c->needs_table = true;
-  return "";
+  const bool horizontal = s.shape.inner == 1;
+  return accept(c, gather_copy<W>(dtype_size(s.in_type), horizontal),
+                horizontal ? &horizontal_items : &vertical_items, Table::kPlain);
 }
 
 template <typename W>
@@ -82,18 +119,14 @@ std::string try_stream_copy(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
   if (!r.axis->unit_taps || s.in_type != s.out_type) return "not a unit-tap copy";
-  c->fn = streamed_gather_copy<W>(dtype_size(s.in_type));
-  c->items = &vertical_items;
-  return "";
+  return accept(c, streamed_gather_copy<W>(dtype_size(s.in_type)), &vertical_items, Table::kNone);
 }
 
 template <typename W>
 std::string try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
-  c->fn = scalar_streamed<W>(s.in_type, s.out_type);
-  c->items = &vertical_items;
-  return "";
+  return accept(c, scalar_streamed<W>(s.in_type, s.out_type), &vertical_items, Table::kNone);
 }
 
 template <typename W>
@@ -102,16 +135,8 @@ std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner < 2 || s.shape.inner > kMaxInterleave) return "inner is not 2..8";
   if (!compact(*r.axis, s.shape.inner)) return "padding the interleaved table would waste memory";
-  if constexpr (std::is_same_v<W, float>) {
-    c->fn = r.simd->horizontal[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
-  }
-  c->interleave = s.shape.inner;
-  c->shape.src_len *= s.shape.inner;
-  c->shape.rows *= s.shape.inner;
-  c->shape.inner = 1;
-  c->items = &horizontal_items;
-  c->needs_table = c->padded = true;
-  return "";
+  interleave_channels(c, s.shape.inner);
+  return accept(c, simd_pair<W>(r.simd->horizontal, s), &horizontal_items, Table::kPadded);
 }
 
 // Whether a block of `lanes` consecutive outputs of a horizontal pass (over rows of `group`-
@@ -136,18 +161,10 @@ std::string try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
   if (!wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
     return "the windows of a vector of outputs fit four vectors";
   }
-  if constexpr (std::is_same_v<W, float>) {
-    c->fn =
-        r.simd->horizontal_transposed[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
-  }
-  c->interleave = s.shape.inner;
-  c->shape.src_len *= s.shape.inner;
-  c->shape.rows *= s.shape.inner;
-  c->shape.inner = 1;
-  c->items = &horizontal_items;
-  c->needs_table = true;
+  interleave_channels(c, s.shape.inner);
   c->scratch_bytes = r.simd->transposed_scratch_bytes;
-  return "";
+  return accept(c, simd_pair<W>(r.simd->horizontal_transposed, s), &horizontal_items,
+                Table::kPlain);
 }
 
 // The last step's float32 output much larger than the caches: streamed past them.
@@ -164,12 +181,8 @@ std::string try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) 
   if (s.shape.outer * s.shape.rows * s.shape.inner * 4 < kStreamBytes) {
     return "the output fits the caches";
   }
-  if constexpr (std::is_same_v<W, float>) {
-    c->fn = r.simd->vertical_stream[static_cast<int>(s.in_type)];
-  }
-  c->items = &vertical_items;
-  c->needs_table = true;
-  return "";
+  if (s.in_type != DType::kFloat32) return "the input is not float32";
+  return accept(c, simd_one<W>(r.simd->vertical_stream), &vertical_items, Table::kPlain);
 }
 
 template <typename W>
@@ -177,12 +190,7 @@ std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner == 1) return "inner is 1 (taps along the unit-stride axis)";
-  if constexpr (std::is_same_v<W, float>) {
-    c->fn = r.simd->vertical[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
-  }
-  c->items = &vertical_items;
-  c->needs_table = true;
-  return "";
+  return accept(c, simd_pair<W>(r.simd->vertical, s), &vertical_items, Table::kPlain);
 }
 
 template <typename W>
@@ -191,31 +199,20 @@ std::string try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner != 1) return "inner is not 1";
   if (!compact(*r.axis, 1)) return "padding the table to its longest row would waste memory";
-  if constexpr (std::is_same_v<W, float>) {
-    c->fn = r.simd->horizontal[static_cast<int>(s.in_type)][static_cast<int>(s.out_type)];
-  }
-  c->items = &horizontal_items;
-  c->needs_table = c->padded = true;
-  return "";
+  return accept(c, simd_pair<W>(r.simd->horizontal, s), &horizontal_items, Table::kPadded);
 }
 
 template <typename W>
 std::string try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (s.shape.inner == 1) return "inner is 1";
-  c->fn = scalar_vertical<W>(s.in_type, s.out_type);
-  c->items = &vertical_items;
-  c->needs_table = true;
-  return "";
+  return accept(c, scalar_vertical<W>(s.in_type, s.out_type), &vertical_items, Table::kPlain);
 }
 
 template <typename W>
 std::string try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
-  c->fn = scalar_horizontal<W>(s.in_type, s.out_type);
-  c->items = &horizontal_items;
-  c->needs_table = true;
-  return "";
+  return accept(c, scalar_horizontal<W>(s.in_type, s.out_type), &horizontal_items, Table::kPlain);
 }
 
 template <typename W>
@@ -308,6 +305,33 @@ Strategy choose_strategy(const StrategyRequest& r) {
   }
   s.why = why.str();
   return s;
+}
+
+std::string fusion_not_tried(const Strategy& s, int passes) {
+  if (!s.planes || passes < 3) return "";
+  return "fusion not tried: plane mode keeps the intermediates of all " + std::to_string(passes) +
+         " passes in cache";
+}
+
+Strategy strategy_after_fusion(Strategy s, bool any_fused) {
+  if (!any_fused || !s.planes) return s;
+  Strategy fused;
+  fused.why =
+      "tensor mode with fused passes (they keep the intermediate in cache), instead of " + s.why;
+  return fused;
+}
+
+bool planes_for_call(const Strategy& s, int64_t batch, int threads) {
+  if (!s.planes) return false;
+  const int64_t team = std::min<int64_t>({threads, s.slots, batch});
+  return batch % team == 0 || batch >= 4 * team;
+}
+
+std::string describe_strategy(const Strategy& s) {
+  if (!s.planes) return s.why;
+  return s.why +
+         " (a call whose threads would split the slices unevenly, fewer than 4 per thread, runs "
+         "in tensor mode)";
 }
 
 }  // namespace upsample::cpu

@@ -1,7 +1,10 @@
-// Kernel choice, in one place. For every resample step the candidates below are asked in order;
-// the first that accepts runs the step, and each one before it records why it declined, so
-// Plan::describe() shows the whole decision. The execution strategy (plane mode or not) is
-// chosen here too. Nothing else in the library branches on shapes, dtypes or SIMD targets.
+// The CPU backend's choices, in one place (dispatch.cpp). For every resample step the candidate
+// kernels are asked in order; the first that accepts runs the step, and each one before it
+// records why it declined. The execution strategy is decided here too: plane mode or tensor
+// mode, whether consecutive steps are fused, and, per call, whether plane mode still applies to
+// the call's thread count. Every decision comes with its reason, which Plan::describe() prints.
+// The backend (backend.cpp) only gathers the facts these functions decide on, and builds and
+// lays out what they chose.
 #pragma once
 
 #include <string>
@@ -69,6 +72,22 @@ struct Strategy {
   std::string why;
 };
 
+// Plane mode when the leading dims are independent slices whose intermediates fit in cache.
 Strategy choose_strategy(const StrategyRequest& request);
+
+// Fusion is tried unless plane mode keeps the intermediates of three or more passes in cache (a
+// fused pair keeps one): "" when fusion is tried, else why not.
+std::string fusion_not_tried(const Strategy& strategy, int passes);
+
+// The strategy once fusion has been tried: fused pairs run in tensor mode, so plane mode yields
+// to them (its reason stays in the description).
+Strategy strategy_after_fusion(Strategy strategy, bool any_fused);
+
+// Per call: plane mode runs unless the slices would split unevenly between the call's threads
+// (e.g. 3 slices on 2 threads); then every step is split by rows instead. Both give the same bits.
+bool planes_for_call(const Strategy& strategy, int64_t batch, int threads);
+
+// The strategy's reasons, with the per-call rule when it is plane mode.
+std::string describe_strategy(const Strategy& strategy);
 
 }  // namespace upsample::cpu

@@ -27,16 +27,11 @@ template <typename W>
 Status Program<W>::run(const void* src, void* dst, void* workspace, const ExecContext& ctx) const {
   const int threads = resolve_threads(ctx.num_threads);
   auto* ws = static_cast<unsigned char*>(workspace);
-  // Plane mode unless the slices would split unevenly between threads (e.g. 3 slices on 2
-  // threads): then every step is split by rows instead. Both give the same bits.
-  if (strategy_.planes) {
-    const int64_t team = std::min<int64_t>({threads, strategy_.slots, plan_.batch});
-    if (plan_.batch % team == 0 || plan_.batch >= 4 * team) {
-      run_planes(src, dst, ws, threads);
-      return Status::Ok();
-    }
+  if (planes_for_call(strategy_, plan_.batch, threads)) {
+    run_planes(src, dst, ws, threads);
+  } else {
+    run_steps(src, dst, ws, threads);
   }
-  run_steps(src, dst, ws, threads);
   return Status::Ok();
 }
 

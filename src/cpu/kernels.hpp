@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -106,10 +107,48 @@ inline int64_t horizontal_items(const PassShape& s) { return s.outer; }
 inline int64_t vertical_items(const PassShape& s) { return s.outer * s.rows; }
 int64_t copy_items(const core::CopyShape& c);
 
-// ---- scalar kernels (src/cpu/scalar.cpp), every reachable type pair ---------------------------
+// ---- the storage types, one list for every kernel set ----------------------------------------
 // The storage types a pass with weights W reads and writes: with float weights, a storage type S
 // of {float32, float16, bfloat16, uint8, uint16} meets float32 intermediates (S -> f32,
-// f32 -> S) or stays S through a single pass (S -> S); float64 runs f64 -> f64 only.
+// f32 -> S) or stays S through a single pass (S -> S); float64 runs f64 -> f64 only. The scalar
+// kernels (scalar.cpp) and every SIMD target's set (simd.cpp) are instantiated from this list and
+// kReachable, and from nothing else.
+template <typename... T>
+struct TypeList {};
+
+template <typename W>
+using StorageTypes = std::conditional_t<std::is_same_v<W, double>, TypeList<double>,
+                                        TypeList<float, Half, BFloat16, uint8_t, uint16_t>>;
+
+template <typename T, typename... L>
+constexpr bool in_list(TypeList<L...>) {
+  return (std::is_same_v<T, L> || ...);
+}
+
+template <typename W, typename Tin, typename Tout>
+inline constexpr bool kReachable =
+    in_list<Tin>(StorageTypes<W>{}) && in_list<Tout>(StorageTypes<W>{}) &&
+    (std::is_same_v<Tin, W> || std::is_same_v<Tout, W> || std::is_same_v<Tin, Tout>);
+
+// The DType of a storage type (the inverse of visit_dtype).
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, Half>) return DType::kFloat16;
+  if constexpr (std::is_same_v<T, BFloat16>) return DType::kBFloat16;
+  if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
+  if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
+  if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
+  return DType::kFloat32;
+}
+
+// Calls f(T{}) for every T of the list, in order.
+template <typename... L, typename F>
+constexpr void for_each_type(TypeList<L...>, F&& f) {
+  (f(L{}), ...);
+}
+
+// ---- scalar kernels (src/cpu/scalar.cpp), every reachable type pair ---------------------------
+// Whether kReachable holds for the runtime pair.
 template <typename W>
 bool reachable_types(DType in, DType out);
 
@@ -120,7 +159,8 @@ PassFn<W> scalar_horizontal(DType in, DType out);
 // Streams the rows of an axis too long to materialise (any shape; items are (outer, row)).
 template <typename W>
 PassFn<W> scalar_streamed(DType in, DType out);
-// Unit-tap tables (nearest forward), same type in and out: moves elements, no arithmetic.
+// Unit-tap tables (nearest forward), same type in and out: moves elements, no arithmetic; one
+// kernel per element size of StorageTypes<W> (nullptr for another size).
 template <typename W>
 PassFn<W> gather_copy(size_t elem_size, bool horizontal);
 template <typename W>
@@ -132,18 +172,19 @@ PassFn<W> strided_copy();
 struct SimdKernels {
   const char* target = "";
   int64_t lanes = 1;  // float32 lanes of the target's vectors
+  // Every reachable pair of StorageTypes<float> (nullptr for the others).
   PassFn<float> vertical[kDTypes][kDTypes] = {};
   PassFn<float> horizontal[kDTypes][kDTypes] = {};
-  // vertical[in][float32] with non-temporal stores, for outputs much larger than the caches.
-  PassFn<float> vertical_stream[kDTypes] = {};
+  // vertical float32 -> float32 with non-temporal stores, for outputs much larger than the
+  // caches (the only pair it serves: a float32 output has float32 inputs and intermediates).
+  PassFn<float> vertical_stream = nullptr;
+  // Unit-tap rows of 4-byte elements moved with vector permutes (no arithmetic).
+  PassFn<float> copy_rows_4 = nullptr;
   // Horizontal passes vectorised across rows through transposed tiles (wide windows); each
   // thread needs transposed_scratch_bytes of scratch. Null on scalable-vector targets.
   PassFn<float> horizontal_transposed[kDTypes][kDTypes] = {};
   int64_t transposed_scratch_bytes = 0;
 };
-// Unit-tap rows of 4-byte elements moved with vector permutes (src/cpu/simd_copy.cpp), the best
-// target's.
-PassFn<float> simd_copy_rows_4();
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).

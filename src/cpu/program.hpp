@@ -30,6 +30,7 @@ struct CompiledStep {
   // Fusion: the head of a fused pair runs both steps (see Fused); the tail is skipped.
   int fused = -1;
   bool fused_tail = false;
+  std::string fusion;  // how it runs fused with the next step, or why it does not
 };
 
 // The first and last intermediate row output rows [r0, r1) of a fused pair read (hi < lo: none).
@@ -64,7 +65,6 @@ struct Fused {
   size_t scratch_rows_offset = 0;  // inside the thread scratch: rows, then a's and b's own
   size_t scratch_a_offset = 0;
   size_t scratch_b_offset = 0;
-  std::string why;
 };
 
 template <typename W>
@@ -97,6 +97,7 @@ class Program final : public core::Executable {
   std::vector<CompiledStep<W>> steps_;
   std::vector<Fused> fused_;
   Strategy strategy_;
+  std::string fusion_not_tried_;  // "" when fusion was tried
   std::string target_;
   size_t region_offset_[2] = {0, 0};
   size_t workspace_bytes_ = 0;

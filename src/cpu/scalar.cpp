@@ -189,16 +189,8 @@ void strided_copy_kernel(const PassArgs<W>& a, const void* src_v, void* dst_v, i
   }
 }
 
-// The one place the storage-type pairs are listed (see reachable_types).
-template <typename W, typename Tin, typename Tout>
-constexpr bool kReachable =
-    std::is_same_v<W, double> ? std::is_same_v<Tin, double>&& std::is_same_v<Tout, double>
-                              : !std::is_same_v<Tin, double> && !std::is_same_v<Tout, double> &&
-                                    (std::is_same_v<Tin, float> || std::is_same_v<Tout, float> ||
-                                     std::is_same_v<Tin, Tout>);
-
-// The kernel template K<Tin, Tout, W> for a reachable runtime pair, nullptr otherwise; only
-// reachable pairs are instantiated.
+// The kernel template K<Tin, Tout, W> for a reachable runtime pair (kernels.hpp, kReachable),
+// nullptr otherwise; only reachable pairs are instantiated.
 template <typename W, template <typename, typename, typename> class K, typename Tin>
 PassFn<W> pick_out(DType out) {
   return visit_dtype(out, [](auto tout) -> PassFn<W> {
@@ -235,18 +227,15 @@ struct Streamed {
   }
 };
 
+// The element-moving kernel K<Bytes<n>, W> for the element size n of a storage type of
+// StorageTypes<W>, nullptr for another size; only those sizes are instantiated.
 template <typename W, template <typename, typename> class K>
 PassFn<W> by_size(size_t elem_size) {
-  switch (elem_size) {
-    case 1:
-      return &K<Bytes<1>, W>::run;
-    case 2:
-      return &K<Bytes<2>, W>::run;
-    case 4:
-      return &K<Bytes<4>, W>::run;
-    default:
-      return &K<Bytes<8>, W>::run;
-  }
+  PassFn<W> fn = nullptr;
+  for_each_type(StorageTypes<W>{}, [&](auto tag) {
+    if (sizeof(tag) == elem_size) fn = &K<Bytes<sizeof(tag)>, W>::run;
+  });
+  return fn;
 }
 template <typename T, typename W>
 struct CopyH {

@@ -3,10 +3,13 @@
 // (simd_kernels()), so nothing is dispatched per call. Storage types are converted in registers
 // at the loads and stores: loads widen exactly, stores round once (to nearest even; integers
 // saturate; NaN stores 0), so the results equal the scalar kernels' bit for bit (kernels.hpp).
+// Besides the arithmetic kernels, copy_rows_4 moves the elements of unit-tap tables (nearest
+// forward) with permutes only, so every bit pattern is copied exactly.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 #include "core/dtype.hpp"
@@ -189,18 +192,21 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
 // The last block is computed whole (padding lanes use weight 0 on a valid element) and stored
 // under a mask.
 
+// Uniform tables (every row the same number of taps) are the common case; the hint keeps them
+// on the fall-through path whatever else this file holds (without it GCC's block layout of this
+// loop changed when copy_rows_4 joined the file).
 template <class DI>
 HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF acc, VF tap,
                          int64_t k) {
   const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
   if (k == 0) {
     const auto first = hn::Mul(w, tap);
-    if (p.uniform) return first;
+    if (HWY_LIKELY(p.uniform)) return first;
     const auto count = hn::LoadU(di, p.padded_count.data() + r);
     return hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
   }
   const auto sum = hn::Add(acc, hn::Mul(w, tap));
-  if (p.uniform) return sum;
+  if (HWY_LIKELY(p.uniform)) return sum;
   const auto count = hn::LoadU(di, p.padded_count.data() + r);
   const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
@@ -270,36 +276,58 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 #include "cpu/simd_transposed-inl.h"
 #endif
 
-template <typename T>
-constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, Half>) return DType::kFloat16;
-  if constexpr (std::is_same_v<T, BFloat16>) return DType::kBFloat16;
-  if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
-  if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
-  return DType::kFloat32;
+// ---- unit-tap copies: each block of Lanes outputs of a row picks its elements out of 1 to 4
+// vectors loaded at the block's window base (PassTable windows), with permutes only - no
+// arithmetic, so every bit pattern (NaN payloads, signalling NaNs, signed zeros) is copied
+// exactly. 4-byte elements (float32) move in float vectors as raw bits; blocks whose window is
+// wider use a scalar gather.
+
+void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
+                 int64_t end, void* /* scratch */) {
+  const DF d;
+  const hn::RebindToSigned<DF> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const PassShape& s = a.shape;
+  const PassTable<float>& p = *a.table;
+  const float* src = static_cast<const float*>(src_v);  // raw 4-byte patterns
+  float* dst = static_cast<float*>(dst_v);
+  const int64_t* index = p.table.index.data();
+  const bool windows = p.window_lanes == lanes;
+  const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+  for (int64_t o = begin; o < end; ++o) {
+    const float* x = src + o * s.src_len;
+    float* out = dst + o * s.rows;
+    for (int64_t r = 0; r < s.rows; r += lanes) {
+      const int kind = windows ? p.window_kind[r / lanes] : 0;
+      const int64_t n = std::min(lanes, s.rows - r);
+      if (kind == 0) {
+        for (int64_t j = r; j < r + n; ++j) std::memcpy(out + j, x + index[j], sizeof(float));
+        continue;
+      }
+      const float* window = x + p.window_base[r / lanes];
+      const auto rel = hn::LoadU(di, p.window_rel.data() + r);
+      const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+      auto picked = hn::TableLookupLanes(hn::LoadU(d, window), lane);
+      if (kind > 1) {
+        const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
+        for (int q = 1; q < kind; ++q) {
+          const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
+          const auto v = hn::TableLookupLanes(hn::LoadU(d, window + q * lanes), lane);
+          picked = hn::IfThenElse(hn::RebindMask(d, here), v, picked);
+        }
+      }
+      if (n == lanes) {
+        hn::StoreU(picked, d, out + r);
+      } else {
+        hn::BlendedStore(picked, hn::FirstN(d, static_cast<size_t>(n)), d, out + r);
+      }
+    }
+  }
 }
 
-template <typename Tin, typename Tout>
-void set_pair(SimdKernels* k) {
-  const int in = static_cast<int>(dtype_of<Tin>()), out = static_cast<int>(dtype_of<Tout>());
-  k->vertical[in][out] = &vertical<Tin, Tout>;
-  k->horizontal[in][out] = &horizontal<Tin, Tout>;
-#if !HWY_HAVE_SCALABLE
-  k->horizontal_transposed[in][out] = &horizontal_transposed<Tin, Tout>;
-#endif
-}
-
-// The kernel set of this target: every storage-type pair the scalar kernels take with float
-// weights (reachable_types<float>), so the two always cover the same pairs.
-template <typename S>
-void set_storage(SimdKernels* k) {
-  k->vertical_stream[static_cast<int>(dtype_of<S>())] = &vertical<S, float, true>;
-  set_pair<S, float>(k);
-  set_pair<float, S>(k);
-  set_pair<S, S>(k);
-}
-
-const SimdKernels* GetSimdKernels() {
+// The kernel set of this target: every pair of StorageTypes<float> that kReachable admits (the
+// pairs the scalar kernels take), so the two always cover the same pairs.
+const SimdKernels* kernel_set() {
   static const SimdKernels kernels = [] {
     SimdKernels k;
     k.target = hwy::TargetName(HWY_TARGET);
@@ -307,11 +335,23 @@ const SimdKernels* GetSimdKernels() {
 #if !HWY_HAVE_SCALABLE
     k.transposed_scratch_bytes = transposed_scratch_bytes();
 #endif
-    set_storage<float>(&k);
-    set_storage<Half>(&k);
-    set_storage<BFloat16>(&k);
-    set_storage<uint8_t>(&k);
-    set_storage<uint16_t>(&k);
+    for_each_type(StorageTypes<float>{}, [&k](auto in_tag) {
+      using Tin = decltype(in_tag);
+      for_each_type(StorageTypes<float>{}, [&k](auto out_tag) {
+        using Tout = decltype(out_tag);
+        if constexpr (kReachable<float, Tin, Tout>) {
+          const int in = static_cast<int>(dtype_of<Tin>());
+          const int out = static_cast<int>(dtype_of<Tout>());
+          k.vertical[in][out] = &vertical<Tin, Tout>;
+          k.horizontal[in][out] = &horizontal<Tin, Tout>;
+#if !HWY_HAVE_SCALABLE
+          k.horizontal_transposed[in][out] = &horizontal_transposed<Tin, Tout>;
+#endif
+        }
+      });
+    });
+    k.vertical_stream = &vertical<float, float, true>;
+    k.copy_rows_4 = &copy_rows_4;
     return k;
   }();
   return &kernels;
@@ -323,9 +363,9 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace upsample::cpu {
 
-HWY_EXPORT(GetSimdKernels);
+HWY_EXPORT(kernel_set);
 
-const SimdKernels& simd_kernels() { return *HWY_DYNAMIC_DISPATCH(GetSimdKernels)(); }
+const SimdKernels& simd_kernels() { return *HWY_DYNAMIC_DISPATCH(kernel_set)(); }
 
 }  // namespace upsample::cpu
 #endif  // HWY_ONCE

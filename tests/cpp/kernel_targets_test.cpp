@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -62,10 +63,12 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
   std::mt19937 rng(11);
   const std::vector<AxisSpec> specs = table_specs(&rng);
   int checked_targets = 0;
+  std::string names;
   for (int64_t target : targets.targets()) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
     ++checked_targets;
+    names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
       for (int out = 0; out < kDTypes; ++out) {
         const DType tin = static_cast<DType>(in), tout = static_cast<DType>(out);
@@ -122,6 +125,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     }
   }
   EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
+  std::printf("SIMD targets checked against the scalar kernels: %s\n", names.c_str());
 }
 
 // A table whose row r is the single tap (r, 1): the kernels then only convert.

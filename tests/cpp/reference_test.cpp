@@ -185,16 +185,18 @@ TEST(ReferenceLinear, BilinearPlaneIsReproducedWithAlignCorners) {
 }
 
 TEST(ReferenceLinear, LengthOneOutputSamplesTheCentre) {
-  // align false: r = in / out = 4, src = 4 * 0.5 - 0.5 = 1.5 (B3.4); align true: r = 0.
+  // align false: r = in / out = 4, src = 4 * 0.5 - 0.5 = 1.5 (docs/numerics.md, "linear source
+  // index"); align true: r = 0.
   const std::vector<double> x = {1.0, 10.0, 100.0, 1000.0};
   expect_all_near(ref::forward(problem_1d(Mode::kLinear, 4, 1), x), {55.0}, 1e-12);
   expect_all_near(ref::forward(problem_1d(Mode::kLinear, 4, 1, true), x), {1.0}, 0.0);
 }
 
 TEST(ReferenceLinear, GivenScaleChangesTheRatio) {
-  // B2.4: in = 5, s = 1.3 -> out = 6. r = 1/1.3 (kept) vs 5/6 (recomputed); on the ramp
-  // 0..4 the value is the source coordinate itself: dst 5 -> 5.5/1.3 - 0.5 = 3.73 vs
-  // 5.5*5/6 - 0.5 = 4.083, which lies past the last pixel, so both taps are pixel 4.
+  // A given scale sets the ratio (docs/numerics.md, "ratio"): in = 5, s = 1.3 -> out = 6.
+  // r = 1/1.3 (kept) vs 5/6 (recomputed); on the ramp 0..4 the value is the source coordinate
+  // itself: dst 5 -> 5.5/1.3 - 0.5 = 3.73 vs 5.5*5/6 - 0.5 = 4.083, which lies past the last
+  // pixel, so both taps are pixel 4.
   const std::vector<double> x = iota(5);
   const std::vector<double> kept = ref::forward(problem_1d(Mode::kLinear, 5, 6, false, 1.3), x);
   const std::vector<double> recomputed = ref::forward(problem_1d(Mode::kLinear, 5, 6), x);
@@ -232,7 +234,7 @@ TEST(ReferenceNearest, TwentySixToElevenUsesTheFloat32Ratio) {
 
 TEST(ReferenceNearest, FourteenToFortySixPicksTheFloat32Neighbour) {
   // r = float(14/46) = 0.30434781312942505 < 7/23, so dst 23 gives float(23 r) = 6.9999995 ->
-  // 6, where exact arithmetic would give 7 (B5.1: float32 matters).
+  // 6, where exact arithmetic would give 7 (the ratio is float32: docs/numerics.md, "nearest").
   const std::vector<int64_t> picked = picked_indices(problem_1d(Mode::kNearest, 14, 46));
   EXPECT_EQ(picked[23], 6);
   EXPECT_EQ(picked[22], 6);
@@ -250,7 +252,8 @@ TEST(ReferenceNearest, GivenScaleChangesTheRatio) {
 
 TEST(ReferenceNearest, ForwardHasNoShortCutButBackwardHas) {
   // PyTorch 1.13 CPU: the (contiguous) forward applies floor(dst * r) even when out == in or
-  // out == 2 * in, while the backward's nearest_idx copies / halves (B2.6).
+  // out == 2 * in, while the backward's nearest_idx copies / halves (nearest_idx in
+  // https://github.com/pytorch/pytorch/blob/v1.13.0/aten/src/ATen/native/UpSample.h).
   const auto same = problem_1d(Mode::kNearest, 5, 5, false, 1.1);  // floor(5 * 1.1) = 5
   EXPECT_EQ(picked_indices(same), (std::vector<int64_t>{0, 0, 1, 2, 3}));
   expect_all_near(ref::backward(same, {1, 2, 3, 4, 5}), {1, 2, 3, 4, 5}, 0.0);

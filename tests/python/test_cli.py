@@ -10,9 +10,7 @@ its mode (nearest and nearest-exact forward, and every uint8 row, must be compar
 and show no error at all).
 
 Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli.py
-Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_SOURCE_DIR (default: this checkout),
-      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
-      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+Env:  as harness/cli.py says, and UPSAMPLE_SOURCE_DIR (default: this checkout).
 Last line: "N passed, N failed"; exit status 1 if any check failed.
 """
 
@@ -21,13 +19,13 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
 
-VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness.cli import BUILD_DIR, CLI, report, run, run_checks  # noqa: E402
+
 SOURCE_DIR = os.environ.get("UPSAMPLE_SOURCE_DIR") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
 # docs/ops.md's dtype names -> the tool's.
 DTYPE_CODES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
                "u8": "uint8"}
@@ -35,27 +33,6 @@ DTYPE_CODES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "f
 LAYOUTS = ("NCL", "NCHW", "NHWC", "NCDHW", "NDHWC")
 ROW_FIELDS = {"entry_point", "variant", "direction", "dtype", "layout", "cases", "exact",
               "max_abs_err", "max_ulp_err", "max_rel_err", "pass", "status", "failure"}
-TIMEOUT_S = 300
-
-counts = {"passed": 0, "failed": 0}
-
-
-def report(ok, text):
-    if ok:
-        counts["passed"] += 1
-        if VERBOSE:
-            print("ok   " + text)
-    else:
-        counts["failed"] += 1
-        print("FAIL " + text)
-    sys.stdout.flush()
-
-
-def run(*args):
-    """Runs the tool; returns (exit status, stdout, stderr)."""
-    p = subprocess.run([os.path.join(BUILD_DIR, "upsample")] + list(args), capture_output=True,
-                       text=True, timeout=TIMEOUT_S)
-    return p.returncode, p.stdout, p.stderr
 
 
 def run_json(*args):
@@ -277,18 +254,12 @@ def check_help_and_version():
 
 
 def main():
-    if not BUILD_DIR or not os.path.exists(os.path.join(BUILD_DIR, "upsample")):
+    if not BUILD_DIR or not os.path.exists(CLI):
         print("FAIL UPSAMPLE_BUILD_DIR=%r does not hold the upsample tool" % BUILD_DIR)
         print("0 passed, 1 failed")
         return 1
-    for check in (check_help_and_version, check_usage_errors, check_table, check_filters,
-                  check_full_json):
-        try:
-            check()
-        except Exception as e:  # a crash in the harness, reported as a failure
-            report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
-    print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
-    return 1 if counts["failed"] else 0
+    return run_checks([check_help_and_version, check_usage_errors, check_table, check_filters,
+                       check_full_json])
 
 
 if __name__ == "__main__":

@@ -25,17 +25,13 @@
   output clashes refused; the progress bar on a pseudo-terminal (pty) and silence otherwise;
   SIGINT in the middle of a run leaves whole files and no temporary one.
 
-Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_images.py
-Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
-      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
-      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
-Last line: "N passed, N failed"; exit status 1 if any check failed.
+Run it as test_cli_tools.py (the environment of harness/cli.py), whose PNG codec, library
+reference and fixtures it uses; the last line and the exit status are the same too.
 """
 
 import io
 import os
 import pty
-import select
 import shutil
 import signal
 import subprocess
@@ -48,12 +44,11 @@ from PIL import Image, ImageCms, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
+from harness.cli import CLI, read_terminal, report, run, run_checks  # noqa: E402
 
-CLI = tools.CLI
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
 FAST_PSNR_DB = 40.0
-report, run = tools.report, tools.run  # the shared harness: one pass/fail count
 TMP = None
 
 
@@ -663,20 +658,7 @@ def check_progress():
     master, slave = pty.openpty()
     p = subprocess.Popen([CLI] + args, stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
-    tty = b""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            tty += chunk
-        elif p.poll() is not None:
-            break
+    tty = read_terminal(master, p)
     p.wait(timeout=60)
     os.close(master)
     report(p.returncode == 0 and b"\r" in tty and b"12/12 files" in tty and b"files/s" in tty
@@ -727,17 +709,11 @@ def main():
     TMP = tempfile.mkdtemp(prefix="upsample_cli_images_")
     tools.TMP = TMP
     try:
-        for check in [check_round_trips, check_png_size_against_pillow, check_orientation,
-                      check_icc, check_decode_errors, check_pixels, check_fast, check_folders,
-                      check_progress, check_interrupt]:
-            try:
-                check()
-            except Exception as e:  # a crash in the harness, reported as a failure
-                report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+        return run_checks([check_round_trips, check_png_size_against_pillow, check_orientation,
+                           check_icc, check_decode_errors, check_pixels, check_fast,
+                           check_folders, check_progress, check_interrupt])
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (tools.counts["passed"], tools.counts["failed"]))
-    return 1 if tools.counts["failed"] else 0
 
 
 if __name__ == "__main__":

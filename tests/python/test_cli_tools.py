@@ -21,56 +21,28 @@ python3-pil, cross-checks the JPEG files). JPEG inputs are made by the tool itse
 back to PNG by it (nearest, same size, uint8: a bit-exact copy).
 
 Run:  UPSAMPLE_BUILD_DIR=build /usr/bin/python3 tests/python/test_cli_tools.py
-Env:  UPSAMPLE_BUILD_DIR (required), UPSAMPLE_CLI (default: $UPSAMPLE_BUILD_DIR/upsample),
-      UPSAMPLE_LIB (default: $UPSAMPLE_BUILD_DIR/libupsample.so),
-      UPSAMPLE_TEST_VERBOSE=1 prints passing checks too.
+Env:  as harness/cli.py says (UPSAMPLE_BUILD_DIR required).
 Last line: "N passed, N failed"; exit status 1 if any check failed.
 """
 
 import json
 import os
 import pty
-import select
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import aclnn  # noqa: E402
-
-VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
-BUILD_DIR = os.environ.get("UPSAMPLE_BUILD_DIR", "")
-CLI = os.environ.get("UPSAMPLE_CLI") or os.path.join(BUILD_DIR, "upsample")
-TIMEOUT_S = 300
+from harness.cli import (BUILD_DIR, CLI, TIMEOUT_S, read_terminal, report, run,  # noqa: E402
+                          run_checks)
 # The contact sheet's size (tools/demo.cpp; documented in docs/cli.md).
 SHEET_W, SHEET_H = 1074, 1030
-
-counts = {"passed": 0, "failed": 0}
-
-
-def report(ok, text):
-    if ok:
-        counts["passed"] += 1
-        if VERBOSE:
-            print("ok   " + text)
-    else:
-        counts["failed"] += 1
-        print("FAIL " + text)
-    sys.stdout.flush()
-    return ok
-
-
-def run(*args, timeout=TIMEOUT_S):
-    p = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
 
 # ---------------------------------------------------------------------------------------------
 # A minimal PNG codec (non-interlaced; gray, gray + alpha, RGB, RGBA; 8 or 16 bits).
@@ -706,20 +678,7 @@ def check_bench():
     p = subprocess.Popen([CLI, "bench", "--shape", "1x3x512x512:1024x1024", "--time-ms", "1500",
                           "--threads", "1", "--json"], stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
-    tty = b""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            tty += chunk
-        elif p.poll() is not None:
-            break
+    tty = read_terminal(master, p)
     out = p.communicate(timeout=120)[0]
     os.close(master)
     report(p.returncode == 0 and b"\r" in tty and b"[1/1] S1" in tty,
@@ -798,20 +757,12 @@ def main():
         return 1
     TMP = tempfile.mkdtemp(prefix="upsample_cli_tools_")
     try:
-        for check in [check_help, check_resize_modes, check_resize_gray_and_scales,
-                      check_resize_dtypes, check_resize_alpha, check_resize_16bit,
-                      check_resize_formats, check_resize_errors, check_check_json,
-                      check_bench, check_demo]:
-            try:
-                check()
-            except Exception as e:  # a crash in one group must not hide the others
-                import traceback
-                traceback.print_exc()
-                report(False, "%s raised %s: %s" % (check.__name__, type(e).__name__, e))
+        return run_checks([check_help, check_resize_modes, check_resize_gray_and_scales,
+                           check_resize_dtypes, check_resize_alpha, check_resize_16bit,
+                           check_resize_formats, check_resize_errors, check_check_json,
+                           check_bench, check_demo])
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (counts["passed"], counts["failed"]))
-    return 1 if counts["failed"] else 0
 
 
 if __name__ == "__main__":

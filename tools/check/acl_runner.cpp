@@ -126,41 +126,45 @@ std::vector<int64_t> in_format_order(const std::vector<int64_t>& logical, const 
   return dims;
 }
 
-bool run_call(const AclSession& session, const Call& call, const std::vector<double>& src,
-              std::vector<double>* dst, std::string* error) {
+namespace {
+
+// The device buffers of a call: the input uploaded, the output filled with all-ones bytes (a NaN
+// in every floating dtype).
+bool upload(const Call& call, const std::vector<double>& src, DevicePtr* src_dev,
+            DevicePtr* dst_dev, std::string* error) {
   const DTypeInfo& dtype = *call.dtype;
   const size_t element_bytes = dtype_size(dtype.dtype);
-  const EntryPoint& entry = *call.entry;
-
   const std::vector<int64_t> src_offsets = storage_offsets(call.src_shape, *call.layout);
   std::vector<unsigned char> host(src_offsets.size() * element_bytes);
   for (size_t i = 0; i < src_offsets.size(); ++i) {
     store_element(dtype.dtype, host.data() + src_offsets[i] * element_bytes, src[i]);
   }
-  const std::vector<int64_t> dst_offsets = storage_offsets(call.dst_shape, *call.layout);
-  const size_t dst_bytes = dst_offsets.size() * element_bytes;
-
-  DevicePtr src_dev, dst_dev, workspace;
-  if (!allocate(host.size(), "input", &src_dev, error) ||
-      !allocate(dst_bytes, "output", &dst_dev, error)) {
+  const size_t dst_bytes = static_cast<size_t>(numel(call.dst_shape)) * element_bytes;
+  if (!allocate(host.size(), "input", src_dev, error) ||
+      !allocate(dst_bytes, "output", dst_dev, error)) {
     return false;
   }
-  // The output starts as all-ones bytes, a NaN in every floating dtype.
-  if (failed(aclrtMemcpy(src_dev.get(), host.size(), host.data(), host.size(),
-                         ACL_MEMCPY_HOST_TO_DEVICE),
-             "aclrtMemcpy(host to device)", error) ||
-      failed(aclrtMemset(dst_dev.get(), dst_bytes, 0xff, dst_bytes), "aclrtMemset", error)) {
-    return false;
-  }
+  return !failed(aclrtMemcpy(src_dev->get(), host.size(), host.data(), host.size(),
+                             ACL_MEMCPY_HOST_TO_DEVICE),
+                 "aclrtMemcpy(host to device)", error) &&
+         !failed(aclrtMemset(dst_dev->get(), dst_bytes, 0xff, dst_bytes), "aclrtMemset", error);
+}
 
-  const TensorPtr src_tensor = make_tensor(call.src_shape, *call.layout, dtype, src_dev.get());
-  const TensorPtr dst_tensor = make_tensor(call.dst_shape, *call.layout, dtype, dst_dev.get());
-  const IntArrayPtr output_size(
-      aclCreateIntArray(call.output_size.data(), call.output_size.size()));
-  IntArrayPtr input_size;
+// The acl objects a call passes.
+struct CallObjects {
+  TensorPtr src, dst;
+  IntArrayPtr output_size, input_size;
+  FloatArrayPtr dim_scales;
+};
+
+bool make_objects(const Call& call, void* src_dev, void* dst_dev, CallObjects* o,
+                  std::string* error) {
+  o->src = make_tensor(call.src_shape, *call.layout, *call.dtype, src_dev);
+  o->dst = make_tensor(call.dst_shape, *call.layout, *call.dtype, dst_dev);
+  o->output_size.reset(aclCreateIntArray(call.output_size.data(), call.output_size.size()));
   if (!call.input_size.empty()) {
-    input_size.reset(aclCreateIntArray(call.input_size.data(), call.input_size.size()));
-    if (null_result(input_size.get(), "aclCreateIntArray(inputSize)", error)) return false;
+    o->input_size.reset(aclCreateIntArray(call.input_size.data(), call.input_size.size()));
+    if (null_result(o->input_size.get(), "aclCreateIntArray(inputSize)", error)) return false;
   }
   // dst / src per dim in the tensors' dim order, rounded to float: what aclnnResize's `scales`
   // holds (the only entry point that reads it).
@@ -171,23 +175,25 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
     dim_scale_values[d] =
         static_cast<float>(static_cast<double>(dst_dims[d]) / static_cast<double>(src_dims[d]));
   }
-  const FloatArrayPtr dim_scales(
-      aclCreateFloatArray(dim_scale_values.data(), dim_scale_values.size()));
-  if (null_result(dim_scales.get(), "aclCreateFloatArray(scales)", error) ||
-      null_result(src_tensor.get(), "aclCreateTensor(input)", error) ||
-      null_result(dst_tensor.get(), "aclCreateTensor(output)", error) ||
-      null_result(output_size.get(), "aclCreateIntArray(outputSize)", error)) {
-    return false;
-  }
+  o->dim_scales.reset(aclCreateFloatArray(dim_scale_values.data(), dim_scale_values.size()));
+  return !null_result(o->dim_scales.get(), "aclCreateFloatArray(scales)", error) &&
+         !null_result(o->src.get(), "aclCreateTensor(input)", error) &&
+         !null_result(o->dst.get(), "aclCreateTensor(output)", error) &&
+         !null_result(o->output_size.get(), "aclCreateIntArray(outputSize)", error);
+}
 
+// GetWorkspaceSize, the workspace (kept in *workspace), the launch and the synchronisation.
+bool launch(const AclSession& session, const Call& call, const CallObjects& o, DevicePtr* workspace,
+            std::string* error) {
+  const EntryPoint& entry = *call.entry;
   CallArgs args;
-  args.src = src_tensor.get();
-  args.dst = dst_tensor.get();
-  args.output_size = output_size.get();
-  args.input_size = input_size.get();
+  args.src = o.src.get();
+  args.dst = o.dst.get();
+  args.output_size = o.output_size.get();
+  args.input_size = o.input_size.get();
   args.align_corners = call.align_corners;
   args.scales = call.scales;
-  args.dim_scales = dim_scales.get();
+  args.dim_scales = o.dim_scales.get();
   args.mode = entry.row->variant;
   uint64_t workspace_size = 0;
   aclOpExecutor* raw_executor = nullptr;
@@ -197,15 +203,22 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
   }
   // Owned until the launch, which consumes it.
   ExecutorPtr executor(raw_executor);
-  if (workspace_size > 0 && !allocate(workspace_size, "workspace", &workspace, error)) {
+  if (workspace_size > 0 && !allocate(workspace_size, "workspace", workspace, error)) {
     return false;
   }
-  if (failed(entry.launch(workspace.get(), workspace_size, executor.release(), session.stream()),
-             entry.name(), error) ||
-      failed(aclrtSynchronizeStream(session.stream()), "aclrtSynchronizeStream", error)) {
-    return false;
-  }
+  return !failed(
+             entry.launch(workspace->get(), workspace_size, executor.release(), session.stream()),
+             entry.name(), error) &&
+         !failed(aclrtSynchronizeStream(session.stream()), "aclrtSynchronizeStream", error);
+}
 
+// The output read back, in logical order.
+bool download(const Call& call, const DevicePtr& dst_dev, std::vector<double>* dst,
+              std::string* error) {
+  const DType dtype = call.dtype->dtype;
+  const size_t element_bytes = dtype_size(dtype);
+  const std::vector<int64_t> dst_offsets = storage_offsets(call.dst_shape, *call.layout);
+  const size_t dst_bytes = dst_offsets.size() * element_bytes;
   std::vector<unsigned char> result(dst_bytes);
   if (failed(aclrtMemcpy(result.data(), dst_bytes, dst_dev.get(), dst_bytes,
                          ACL_MEMCPY_DEVICE_TO_HOST),
@@ -214,9 +227,20 @@ bool run_call(const AclSession& session, const Call& call, const std::vector<dou
   }
   dst->resize(dst_offsets.size());
   for (size_t i = 0; i < dst_offsets.size(); ++i) {
-    (*dst)[i] = load_element(dtype.dtype, result.data() + dst_offsets[i] * element_bytes);
+    (*dst)[i] = load_element(dtype, result.data() + dst_offsets[i] * element_bytes);
   }
   return true;
+}
+
+}  // namespace
+
+bool run_call(const AclSession& session, const Call& call, const std::vector<double>& src,
+              std::vector<double>* dst, std::string* error) {
+  DevicePtr src_dev, dst_dev, workspace;
+  if (!upload(call, src, &src_dev, &dst_dev, error)) return false;
+  CallObjects objects;  // destroyed before the buffers they view
+  return make_objects(call, src_dev.get(), dst_dev.get(), &objects, error) &&
+         launch(session, call, objects, &workspace, error) && download(call, dst_dev, dst, error);
 }
 
 }  // namespace upsample::cli

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "args.hpp"
 #include "check/rows.hpp"
 
 namespace upsample::cli {
@@ -101,29 +102,22 @@ bool selected(const Options& opts, const Layout& l) {
 
 }  // namespace
 
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "upsample check: %s (see 'upsample check --help')\n", what.c_str());
-  return 2;
-}
+int usage_error(const std::string& what) { return usage_error("upsample check", what); }
 
-std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code) {
+std::optional<Options> parse_options(const std::vector<std::string>& arg_list, int* exit_code) {
   Options opts;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
+  ArgReader args(arg_list);
+  while (args.next()) {
+    const std::string& flag = args.name();
     std::optional<std::string> value;
-    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag.resize(eq);
-    }
     const bool takes_value =
         flag == "--op" || flag == "--dtype" || flag == "--layout" || flag == "--seed";
-    if (takes_value && !value) {
-      if (i + 1 == args.size()) {
+    if (takes_value) {
+      if (!args.value(&value.emplace())) {
         *exit_code = usage_error(flag + ": missing value");
         return std::nullopt;
       }
-      value = args[++i];
-    } else if (!takes_value && value) {
+    } else if (args.has_inline_value()) {
       *exit_code = usage_error(flag + ": takes no value");
       return std::nullopt;
     }

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "check/acl_runner.hpp"
 #include "check/cases.hpp"
+#include "check/check.hpp"
 #include "check/compare.hpp"
 #include "check/entry_points.hpp"
 #include "check/expected.hpp"

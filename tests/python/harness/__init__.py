@@ -1,7 +1,8 @@
-"""The machinery of the ctypes test suites (tests/python/test_parity_*.py, test_api_*.py): the
-library's C API through ctypes and everything the suites share. One module per concern:
+"""The machinery of the test suites of tests/python: the library's C API through ctypes and
+everything the suites share (test_parity_*.py, test_api_*.py), and the `upsample` tool's
+(test_cli*.py). One module per concern:
 
-* `dtypes`: acl dtype and format codes, numpy storage of each dtype, bfloat16 conversions, raw
+* `storage`: acl dtype and format codes, numpy storage of each dtype, bfloat16 conversions, raw
   storage bits (special values, sentinels);
 * `aclnn`: loading libupsample.so and the ctypes bindings of the acl runtime, the aclnn meta
   objects and the upsample operators (`Acl.call` runs both phases), `TensorBuf`;
@@ -14,7 +15,8 @@ library's C API through ctypes and everything the suites share. One module per c
 * `report`: pass / fail counting and the closing lines of a suite;
 * `parity`: running and judging one parity case, determinism across thread counts, the body of
   a parity suite;
-* `api`: the API-contract checks and the body of an API suite.
+* `api`: the API-contract checks and the body of an API suite;
+* `cli`: the `upsample` tool's suites (test_cli*.py): running the tool, their shared count.
 
 The parity suites are the oracle of the library's entry point rules: they state each rule
 themselves and read nothing of the library's own table (src/aclnn/entry_table.hpp).

@@ -12,7 +12,8 @@ VERBOSE = os.environ.get("UPSAMPLE_TEST_VERBOSE", "") not in ("", "0")
 
 
 class Reporter:
-    """report(ok, text) counts one check; note / tally collect what finish() prints."""
+    """report(ok, text) counts one check and returns ok; note / tally collect what finish()
+    prints."""
 
     def __init__(self):
         self.passed = 0
@@ -29,6 +30,7 @@ class Reporter:
             self.failed += 1
             print("FAIL " + text)
         sys.stdout.flush()
+        return ok
 
     def note(self, key, example=None):
         n, ex = self.notes.get(key, (0, None))

@@ -1,0 +1,158 @@
+// The CPU backend's decisions (src/cpu/dispatch.cpp): the execution strategy, whether steps are
+// fused, the per-call plane rule, and that Plan::describe() names every choice with its reasons.
+// Whatever the choice, the bits are the same: a plan compiled with the scalar kernels only gives
+// the SIMD plan's result.
+#include "cpu/dispatch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "upsample/resample.hpp"
+
+namespace upsample::cpu {
+namespace {
+
+StrategyRequest sliceable(int passes, int64_t batch, int64_t slice_scratch) {
+  StrategyRequest r;
+  r.passes = passes;
+  r.batch = batch;
+  r.slice_scratch = slice_scratch;
+  return r;
+}
+
+TEST(Strategy, PlaneModeOnlyForIndependentSlicesThatFitInCache) {
+  EXPECT_FALSE(choose_strategy(sliceable(1, 8, 1000)).planes);
+  EXPECT_FALSE(choose_strategy(sliceable(2, 1, 1000)).planes);
+  StrategyRequest copies = sliceable(2, 8, 1000);
+  copies.has_copies = true;
+  EXPECT_FALSE(choose_strategy(copies).planes);
+  EXPECT_FALSE(choose_strategy(sliceable(2, 8, int64_t{3} << 20)).planes);
+  const Strategy s = choose_strategy(sliceable(2, 8, 64 << 10));
+  EXPECT_TRUE(s.planes);
+  EXPECT_EQ(s.block, 4);  // 256 KiB per block of 64 KiB slices
+  EXPECT_NE(s.why.find("plane mode: 8 slices in blocks of 4"), std::string::npos) << s.why;
+  for (const StrategyRequest& r : {sliceable(1, 8, 1000), sliceable(2, 1, 1000), copies}) {
+    const Strategy t = choose_strategy(r);
+    EXPECT_EQ(t.why.rfind("tensor mode: ", 0), 0u) << t.why;
+  }
+}
+
+TEST(Strategy, FusionIsTriedUnlessPlaneModeKeepsThreeIntermediates) {
+  Strategy planes;
+  planes.planes = true;
+  planes.why = "plane mode: x";
+  const Strategy tensor;
+  EXPECT_EQ(fusion_not_tried(planes, 2), "");
+  EXPECT_EQ(fusion_not_tried(tensor, 3), "");
+  EXPECT_NE(fusion_not_tried(planes, 3).find("all 3 passes"), std::string::npos);
+
+  // Fused pairs replace plane mode, whose reason stays in the description.
+  const Strategy fused = strategy_after_fusion(planes, true);
+  EXPECT_FALSE(fused.planes);
+  EXPECT_NE(fused.why.find("instead of plane mode: x"), std::string::npos) << fused.why;
+  EXPECT_TRUE(strategy_after_fusion(planes, false).planes);
+  EXPECT_EQ(strategy_after_fusion(tensor, true).why, tensor.why);
+}
+
+TEST(Strategy, PlanesPerCallUnlessTheSlicesSplitUnevenly) {
+  Strategy s;
+  s.planes = true;
+  s.slots = 64;
+  EXPECT_TRUE(planes_for_call(s, 4, 2));
+  EXPECT_FALSE(planes_for_call(s, 3, 2));  // 2 and 1 slices
+  EXPECT_FALSE(planes_for_call(s, 7, 2));  // uneven, fewer than 4 each
+  EXPECT_TRUE(planes_for_call(s, 9, 2));   // uneven, but at least 4 each
+  EXPECT_TRUE(planes_for_call(s, 3, 3));
+  EXPECT_TRUE(planes_for_call(s, 3, 1));
+  s.slots = 1;  // one slot: one thread runs every slice
+  EXPECT_TRUE(planes_for_call(s, 3, 2));
+  s.planes = false;
+  EXPECT_FALSE(planes_for_call(s, 4, 2));
+  EXPECT_NE(describe_strategy(Strategy{true, 1, 2, "plane mode"}).find("per thread"),
+            std::string::npos);
+}
+
+TEST(Fusion, EachConditionNamesItsReason) {
+  FusionRequest ok{true, true, true, true, true};
+  EXPECT_EQ(fusion_declines(ok), "");
+  FusionRequest r = ok;
+  r.a_resample = false;
+  EXPECT_EQ(fusion_declines(r), "not two resample steps");
+  r = ok;
+  r.connected = false;
+  EXPECT_NE(fusion_declines(r).find("workspace output"), std::string::npos);
+  r = ok;
+  r.b_vertical_table = false;
+  EXPECT_NE(fusion_declines(r).find("vertical kernel"), std::string::npos);
+  r = ok;
+  r.adjacent = false;
+  EXPECT_NE(fusion_declines(r).find("output rows"), std::string::npos);
+}
+
+std::vector<float> run(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
+                       const std::vector<float>& in, std::string* description) {
+  Plan plan;
+  EXPECT_TRUE(make_plan(op, src, dst, &plan).ok());
+  *description = plan.describe();
+  std::vector<float> out(static_cast<size_t>(dst.numel()));
+  std::vector<std::byte> ws(plan.workspace_bytes());
+  EXPECT_TRUE(execute(plan, in.data(), out.data(), ws.data(), ws.size()).ok());
+  return out;
+}
+
+// Restores the best kernels when a test ends.
+struct ScalarOnly {
+  ScalarOnly() { set_kernel_policy_for_testing(KernelPolicy::kScalarOnly); }
+  ~ScalarOnly() { set_kernel_policy_for_testing(KernelPolicy::kBest); }
+};
+
+TEST(Describe, NamesEveryKernelAndReason) {
+  OpDesc op;
+  op.mode = Mode::kCubic;
+  const TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {2, 3, 37, 41});
+  const TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {2, 3, 70, 90});
+  std::vector<float> in(static_cast<size_t>(src.numel()));
+  std::mt19937 rng(3);
+  for (float& v : in) v = static_cast<float>(rng() % 1000) / 7.0f;
+  std::string best_text, scalar_text;
+  const std::vector<float> best = run(op, src, dst, in, &best_text);
+  std::vector<float> scalar;
+  {
+    ScalarOnly policy;
+    scalar = run(op, src, dst, in, &scalar_text);
+  }
+  EXPECT_EQ(0, std::memcmp(best.data(), scalar.data(), best.size() * sizeof(float)));
+  for (const std::string& text : {best_text, scalar_text}) {
+    EXPECT_NE(text.find("step 0: resample"), std::string::npos) << text;
+    EXPECT_NE(text.find("step 1: resample"), std::string::npos) << text;
+    EXPECT_NE(text.find("(declined: simd_copy_rows: taps carry weights;"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("fused with the next step"), std::string::npos) << text;
+    EXPECT_NE(text.find("runs in the bands of the step before"), std::string::npos) << text;
+    EXPECT_NE(text.find("instead of plane mode: 6 slices"), std::string::npos) << text;
+  }
+  EXPECT_NE(best_text.find("kernel simd_horizontal"), std::string::npos) << best_text;
+  EXPECT_NE(scalar_text.find("kernel scalar_horizontal"), std::string::npos) << scalar_text;
+  EXPECT_NE(scalar_text.find("scalar kernels forced (test policy)"), std::string::npos)
+      << scalar_text;
+
+  // Three passes in plane mode: fusion is not tried, and describe() says why.
+  OpDesc op3;
+  op3.spatial_rank = 3;
+  const TensorDesc src3 = TensorDesc::contiguous(DType::kFloat32, {2, 2, 5, 6, 7});
+  const TensorDesc dst3 = TensorDesc::contiguous(DType::kFloat32, {2, 2, 9, 10, 11});
+  std::vector<float> in3(static_cast<size_t>(src3.numel()), 1.0f);
+  std::string text3;
+  run(op3, src3, dst3, in3, &text3);
+  EXPECT_NE(text3.find("plane mode: 4 slices"), std::string::npos) << text3;
+  EXPECT_NE(text3.find("fusion not tried: plane mode keeps the intermediates of all 3 passes"),
+            std::string::npos)
+      << text3;
+}
+
+}  // namespace
+}  // namespace upsample::cpu
