@@ -34,8 +34,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
-  // Bytes compile() will allocate beyond the plan's core tables (its kernel-ready forms), known
-  // before anything is built: the backend's share of phase-1 memory.
+  // The most bytes compile() holds beyond the plan's core tables at any moment (its kernel-ready
+  // forms, and what it builds them from), known before anything is built: the backend's share
+  // of phase-1 memory.
   virtual int64_t table_bytes(const Plan<float>& plan) const = 0;
   virtual int64_t table_bytes(const Plan<double>& plan) const = 0;
   // Takes over the plan (its materialised tables become the backend's).

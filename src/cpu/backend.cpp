@@ -274,17 +274,26 @@ std::string Program<W>::describe() const {
 }
 
 // The estimate makes the kernel choice compile() makes (choose_pass_kernel depends only on the
-// step, its axis and the SIMD set, all known before the tables are built), so the two agree.
+// step, its axis and the SIMD set, all known before the tables are built), so the two agree. It
+// is the most compile() holds beyond the core tables at any moment: steps are compiled in order,
+// and an interleaved table is built while the core table it replaces still lives.
 template <typename W>
 int64_t compiled_table_bytes(const core::Plan<W>& plan) {
   const int64_t lanes = simd_kernels().lanes;
-  int64_t bytes = 0;
+  int64_t held = 0, peak = 0;
   for (const core::Step& step : plan.steps) {
     if (step.kind != core::Step::Kind::kResample) continue;
     const PassChoice<W> choice = choose_pass_kernel(request_for(plan, step));
-    bytes += kernel_table_bytes(choice, plan.axes[step.axis], lanes);
+    const core::Axis<W>& axis = plan.axes[step.axis];
+    if (choice.needs_table && choice.interleave > 1) {
+      peak =
+          std::max(peak, saturating_add(held, table_bytes<W>(axis.rows * choice.interleave,
+                                                             axis.total_taps * choice.interleave)));
+    }
+    held = saturating_add(held, kernel_table_bytes(choice, axis, lanes));
+    peak = std::max(peak, held);
   }
-  return bytes;
+  return peak;
 }
 
 template <typename W>

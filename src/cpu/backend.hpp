@@ -10,8 +10,9 @@
 
 namespace upsample::cpu {
 
-// Bytes compile() will allocate for the plan's kernel-ready tables (beyond the core tables it
-// takes over): the backend's share of phase-1 memory, known before anything is built.
+// The most bytes compile() holds for the plan's kernel-ready tables beyond the core tables it
+// takes over, at any moment: the backend's share of phase-1 memory, known before anything is
+// built.
 template <typename W>
 int64_t compiled_table_bytes(const core::Plan<W>& plan);
 
