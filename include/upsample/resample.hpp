@@ -46,6 +46,13 @@ struct OpDesc {
   // scale_factor: a multiplier out/in. A value <= 0 means "not given": the ratio comes from
   // the sizes. Only the coordinate mapping uses it; the output size comes from dst.
   std::array<double, 3> scales{0.0, 0.0, 0.0};
+  // Forward only, channels-last (C innermost) dense tensors of C >= 2 channels: the last channel
+  // is alpha, and the others are resampled premultiplied by it (docs/numerics.md, "Premultiplied
+  // alpha"): each colour sample is multiplied by its pixel's alpha as the first pass loads it,
+  // and the last pass divides the resampled colour by the resampled alpha (0 where that alpha is
+  // not positive) before its store. Nearest modes move values unchanged, so it changes nothing
+  // there.
+  bool premultiplied_alpha = false;
 };
 
 struct ExecContext {

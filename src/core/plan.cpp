@@ -22,9 +22,17 @@ namespace {
 constexpr int64_t kAlign = 64;
 
 // The memory order every step works in: the source's when it is dense, else the
-// destination's, else the logical order.
-DimOrder choose_order(const TensorDesc& src, const TensorDesc& dst) {
-  DimOrder order = stride_order(src);
+// destination's, else the logical order; with premultiplied alpha the channels-last order
+// (N, spatial..., C), whatever the strides of size-1 dims say.
+DimOrder choose_order(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) {
+  DimOrder order{};
+  if (op.premultiplied_alpha) {
+    order[0] = 0;
+    for (int d = 2; d < src.rank; ++d) order[d - 1] = d;
+    order[src.rank - 1] = 1;
+    return order;
+  }
+  order = stride_order(src);
   if (dense_in_order(src, order)) return order;
   order = stride_order(dst);
   if (dense_in_order(dst, order)) return order;
@@ -193,7 +201,7 @@ class StepEmitter {
       step.out = Buffer::kDst;
       p_->steps.push_back(step);
     }
-    return Status::Ok();
+    return p_->op.premultiplied_alpha ? mark_alpha_steps() : Status::Ok();
   }
 
  private:
@@ -241,6 +249,35 @@ class StepEmitter {
     cur_buf_ = step.out;
     cur_type_ = step.out_type;
     cur_ = next;
+    return Status::Ok();
+  }
+
+  // Premultiplied alpha: the first step with arithmetic multiplies colour by alpha at its
+  // loads, the last divides by the resampled alpha at its stores (unit-tap steps move the values
+  // in between unchanged). Every step must see pixels as runs of C elements: dense tensors
+  // with the channel dim innermost, no layout copies.
+  Status mark_alpha_steps() {
+    const int64_t channels = p_->src.sizes[1];
+    const bool channel_inner = p_->order[rank_ - 1] == 1;
+    for (const Step& step : p_->steps) {
+      if (step.kind == Step::Kind::kCopy || !channel_inner) {
+        std::ostringstream why;
+        why << "premultiplied_alpha needs src and dst dense in one channels-last order, got src "
+            << p_->src.to_string() << " and dst " << p_->dst.to_string();
+        return Status::Invalid(why.str());
+      }
+    }
+    Step* first = nullptr;
+    Step* last = nullptr;
+    for (Step& step : p_->steps) {
+      if (p_->axes[step.axis].unit_taps) continue;
+      if (first == nullptr) first = &step;
+      last = &step;
+    }
+    if (first == nullptr) return Status::Ok();  // only moved values: nothing to weigh
+    first->premultiply = true;
+    last->unpremultiply = true;
+    for (Step* step : {first, last}) step->alpha_channels = channels;
     return Status::Ok();
   }
 
@@ -294,7 +331,7 @@ Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc&
   p->acc_type = std::is_same_v<W, double> ? DType::kFloat64 : DType::kFloat32;
   p->empty = dst.numel() == 0;
   if (p->empty) return Status::Ok();
-  p->order = choose_order(src, dst);
+  p->order = choose_order(op, src, dst);
   build_axes(limits, p);
   order_backward_passes(p);
   count_table_memory(p);
@@ -343,6 +380,8 @@ std::string describe_step(const Step& s) {
     os << "resample outer " << s.shape.outer << " len " << s.shape.src_len << "->" << s.shape.rows
        << " inner " << s.shape.inner << " " << dtype_name(s.in_type) << "->"
        << dtype_name(s.out_type);
+    if (s.premultiply) os << " premultiply(alpha of " << s.alpha_channels << ")";
+    if (s.unpremultiply) os << " unpremultiply(alpha of " << s.alpha_channels << ")";
   }
   os << " [" << buffer_name(s.in) << " -> " << buffer_name(s.out) << "]";
   return os.str();

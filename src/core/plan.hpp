@@ -64,6 +64,10 @@ struct Axis {
   explicit Axis(const AxisSpec& spec) : weights(spec) {}
 };
 
+// The most channels a pixel with premultiplied alpha may have (kernels keep one pixel's
+// outputs in registers or on the stack).
+inline constexpr int64_t kMaxAlphaChannels = 64;
+
 struct Step {
   enum class Kind { kResample, kCopy };
   Kind kind = Kind::kResample;
@@ -74,6 +78,14 @@ struct Step {
   DType out_type = DType::kFloat32;
   Buffer in = Buffer::kSrc;
   Buffer out = Buffer::kDst;
+  // Premultiplied alpha (OpDesc::premultiplied_alpha): the elements of each contiguous run of
+  // the step (a pass's inner run, or its rows when inner is 1) are pixels of `alpha_channels`
+  // channels, alpha last. `premultiply`: colour elements are multiplied by their pixel's alpha
+  // as they are loaded; `unpremultiply`: colour outputs are divided by their pixel's alpha
+  // output before they are stored.
+  int64_t alpha_channels = 0;
+  bool premultiply = false;
+  bool unpremultiply = false;
 };
 
 template <typename W>

@@ -5,6 +5,7 @@
 
 #include "core/checked.hpp"
 #include "core/layout.hpp"
+#include "core/plan.hpp"
 
 namespace upsample::core {
 namespace {
@@ -126,6 +127,22 @@ Status validate(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) 
   if (dst.numel() > 1 && self_overlapping(dst)) {
     why << "dst strides make elements overlap: " << dst.to_string();
     return invalid(why);
+  }
+  if (op.premultiplied_alpha) {
+    if (op.direction != Direction::kForward) {
+      why << "premultiplied_alpha is defined for forward resampling only";
+      return invalid(why);
+    }
+    if (src.sizes[1] < 2 || src.sizes[1] > kMaxAlphaChannels) {
+      why << "premultiplied_alpha needs 2 to " << kMaxAlphaChannels
+          << " channels (colour and alpha, alpha last), got C = " << src.sizes[1];
+      return invalid(why);
+    }
+    if (src.strides[1] != 1 || dst.strides[1] != 1) {
+      why << "premultiplied_alpha needs channels-last tensors (channel stride 1), got src "
+          << src.to_string() << " and dst " << dst.to_string();
+      return invalid(why);
+    }
   }
   return Status::Ok();
 }

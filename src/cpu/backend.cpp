@@ -85,6 +85,9 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.fn = choice.fn;
   c.args.shape = choice.shape;
   c.args.axis = &axis;
+  c.args.alpha_channels = step.alpha_channels;
+  c.args.premultiply = step.premultiply;
+  c.args.unpremultiply = step.unpremultiply;
   if (choice.needs_table) {
     AxisTable<W> table = std::move(axis.table);
     if (choice.interleave > 1) table = interleave(table, choice.interleave);

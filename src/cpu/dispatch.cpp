@@ -46,6 +46,10 @@ bool compact(const core::Axis<W>& axis, int64_t group) {
                                           axis.src_len * group);
 }
 
+// Steps with premultiplied alpha run only on the kernels that implement it.
+bool has_alpha(const core::Step& s) { return s.premultiply || s.unpremultiply; }
+constexpr const char* kNoAlpha = "no premultiplied alpha in this kernel";
+
 // What a kernel reads besides its buffers.
 enum class Table { kNone, kPlain, kPadded };  // streamed rows, a PassTable, + its padded form
 
@@ -126,12 +130,17 @@ template <typename W>
 std::string try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
+  if (has_alpha(s)) {
+    return accept(c, scalar_streamed_alpha<W>(s.in_type, s.out_type), &vertical_items,
+                  Table::kNone);
+  }
   return accept(c, scalar_streamed<W>(s.in_type, s.out_type), &vertical_items, Table::kNone);
 }
 
 template <typename W>
 std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
+  if (has_alpha(s)) return kNoAlpha;
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner < 2 || s.shape.inner > kMaxInterleave) return "inner is not 2..8";
   if (!compact(*r.axis, s.shape.inner)) return "padding the interleaved table would waste memory";
@@ -158,7 +167,7 @@ std::string try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
-  if (!wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
+  if (!has_alpha(s) && !wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
     return "the windows of a vector of outputs fit four vectors";
   }
   interleave_channels(c, s.shape.inner);
@@ -173,6 +182,7 @@ constexpr int64_t kStreamBytes = int64_t{64} << 20;
 template <typename W>
 std::string try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
+  if (has_alpha(s)) return kNoAlpha;
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner < 64) return "rows shorter than 64 elements";
   if (s.out != core::Buffer::kDst || s.out_type != DType::kFloat32) {
@@ -190,6 +200,12 @@ std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (std::string why = simd_declines(r); !why.empty()) return why;
   if (s.shape.inner == 1) return "inner is 1 (taps along the unit-stride axis)";
+  if (has_alpha(s)) {
+    if (s.alpha_channels != 2 && s.alpha_channels != 4) return "alpha pixels are not of 2 or 4";
+    if (r.simd->lanes % s.alpha_channels != 0) return "a vector does not hold whole pixels";
+    return accept(c, simd_pair<W>(r.simd->vertical_alpha[s.alpha_channels == 4 ? 1 : 0], s),
+                  &vertical_items, Table::kPlain);
+  }
   return accept(c, simd_pair<W>(r.simd->vertical, s), &vertical_items, Table::kPlain);
 }
 
@@ -197,6 +213,7 @@ template <typename W>
 std::string try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (has_alpha(s)) return kNoAlpha;
   if (s.shape.inner != 1) return "inner is not 1";
   if (!compact(*r.axis, 1)) return "padding the table to its longest row would waste memory";
   return accept(c, simd_pair<W>(r.simd->horizontal, s), &horizontal_items, Table::kPadded);
@@ -206,12 +223,17 @@ template <typename W>
 std::string try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (s.shape.inner == 1) return "inner is 1";
+  if (has_alpha(s)) {
+    return accept(c, scalar_vertical_alpha<W>(s.in_type, s.out_type), &vertical_items,
+                  Table::kPlain);
+  }
   return accept(c, scalar_vertical<W>(s.in_type, s.out_type), &vertical_items, Table::kPlain);
 }
 
 template <typename W>
 std::string try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
+  if (has_alpha(s)) return kNoAlpha;
   return accept(c, scalar_horizontal<W>(s.in_type, s.out_type), &horizontal_items, Table::kPlain);
 }
 

@@ -76,7 +76,26 @@ struct PassArgs {
   // Vertical kernels: source row `index_bias` is the first row of `src` (a fused pass hands
   // them a window of the intermediate's rows).
   int64_t index_bias = 0;
+  // Premultiplied alpha (core::Step): the kernel's contiguous runs are pixels of
+  // `alpha_channels` elements, alpha last.
+  int64_t alpha_channels = 0;
+  bool premultiply = false;
+  bool unpremultiply = false;
 };
+
+// Premultiplied alpha, in the accumulation type W: element `e` of a run of pixels of `channels`
+// elements as a premultiplying load sees it (colour times its pixel's alpha; alpha itself)...
+template <typename W, typename T>
+inline W load_premultiplied(const T* run, int64_t e, int64_t channels) {
+  const int64_t c = e % channels;
+  const W v = load_as<W>(run + e);
+  return c == channels - 1 ? v : v * load_as<W>(run + e - c + channels - 1);
+}
+// ... and a colour output divided by its pixel's alpha output (0 where that is not positive).
+template <typename W>
+inline W unpremultiplied(W colour, W alpha) {
+  return alpha > W(0) ? colour / alpha : W(0);
+}
 
 // Computes items [begin, end) of a step. `scratch`: the calling thread's private scratch of the
 // size the kernel's dispatch choice asked for (null when it asked for none).
@@ -159,6 +178,13 @@ PassFn<W> scalar_horizontal(DType in, DType out);
 // Streams the rows of an axis too long to materialise (any shape; items are (outer, row)).
 template <typename W>
 PassFn<W> scalar_streamed(DType in, DType out);
+// The vertical and streamed kernels with premultiplied alpha (PassArgs::premultiply,
+// unpremultiply; inner a multiple of alpha_channels, at most core::kMaxAlphaChannels).
+using core::kMaxAlphaChannels;
+template <typename W>
+PassFn<W> scalar_vertical_alpha(DType in, DType out);
+template <typename W>
+PassFn<W> scalar_streamed_alpha(DType in, DType out);
 // Unit-tap tables (nearest forward), same type in and out: moves elements, no arithmetic; one
 // kernel per element size of StorageTypes<W> (nullptr for another size).
 template <typename W>
@@ -184,6 +210,9 @@ struct SimdKernels {
   // thread needs transposed_scratch_bytes of scratch. Null on scalable-vector targets.
   PassFn<float> horizontal_transposed[kDTypes][kDTypes] = {};
   int64_t transposed_scratch_bytes = 0;
+  // The vertical kernel with premultiplied alpha, for pixels of 2 ([0]) or 4 ([1]) channels;
+  // null where a vector does not hold whole pixels (the scalar target).
+  PassFn<float> vertical_alpha[2][kDTypes][kDTypes] = {};
 };
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set

@@ -106,6 +106,53 @@ void streamed_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64
   }
 }
 
+// The vertical (kStreamed false: a materialised table) and streamed kernels with premultiplied
+// alpha: the same arithmetic, with each loaded colour element multiplied by its pixel's alpha
+// and each stored colour output divided by its pixel's alpha output (kernels.hpp). Chunks of
+// the inner run hold whole pixels.
+template <typename Tin, typename Tout, typename W, bool kStreamed>
+void alpha_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t begin, int64_t end,
+                  void* /* scratch */) {
+  constexpr int64_t kChunk = 256;
+  const PassShape& s = a.shape;
+  const int64_t channels = a.alpha_channels;
+  const int64_t chunk = kChunk / channels * channels;
+  const Tin* src = static_cast<const Tin*>(src_v);
+  Tout* dst = static_cast<Tout*>(dst_v);
+  W acc[kChunk];
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t o = item / s.rows, r = item % s.rows;
+    const Tin* src_plane = src + o * s.src_len * s.inner;
+    Tout* out = dst + item * s.inner;
+    for (int64_t i0 = 0; i0 < s.inner; i0 += chunk) {
+      const int64_t n = std::min(chunk, s.inner - i0);
+      bool first = true;
+      auto tap = [&](int64_t index, W w) {
+        const Tin* run = src_plane + (index - a.index_bias) * s.inner;
+        for (int64_t i = 0; i < n; ++i) {
+          const W v = a.premultiply ? load_premultiplied<W>(run, i0 + i, channels)
+                                    : load_as<W>(run + i0 + i);
+          acc[i] = first ? w * v : acc[i] + w * v;
+        }
+        first = false;
+      };
+      if constexpr (kStreamed) {
+        visit_row(*a.axis, r, tap);
+      } else {
+        const AxisTable<W>& t = a.table->table;
+        for (int64_t e = t.offsets[r]; e < t.offsets[r + 1]; ++e) tap(t.index[e], t.weight[e]);
+      }
+      if (first) std::fill(acc, acc + n, W(0));
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t c = (i0 + i) % channels;
+        W v = acc[i];
+        if (a.unpremultiply && c != channels - 1) v = unpremultiplied(v, acc[i - c + channels - 1]);
+        store_from(out + i0 + i, v);
+      }
+    }
+  }
+}
+
 template <size_t kSize>
 struct Bytes {
   unsigned char b[kSize];
@@ -227,6 +274,19 @@ struct Streamed {
   }
 };
 
+template <typename Tin, typename Tout, typename W>
+struct VerticalAlpha {
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    alpha_scalar<Tin, Tout, W, false>(a, s, d, b, e, x);
+  }
+};
+template <typename Tin, typename Tout, typename W>
+struct StreamedAlpha {
+  static void run(const PassArgs<W>& a, const void* s, void* d, int64_t b, int64_t e, void* x) {
+    alpha_scalar<Tin, Tout, W, true>(a, s, d, b, e, x);
+  }
+};
+
 // The element-moving kernel K<Bytes<n>, W> for the element size n of a storage type of
 // StorageTypes<W>, nullptr for another size; only those sizes are instantiated.
 template <typename W, template <typename, typename> class K>
@@ -282,6 +342,14 @@ PassFn<W> scalar_streamed(DType in, DType out) {
   return pick<W, Streamed>(in, out);
 }
 template <typename W>
+PassFn<W> scalar_vertical_alpha(DType in, DType out) {
+  return pick<W, VerticalAlpha>(in, out);
+}
+template <typename W>
+PassFn<W> scalar_streamed_alpha(DType in, DType out) {
+  return pick<W, StreamedAlpha>(in, out);
+}
+template <typename W>
 PassFn<W> gather_copy(size_t elem_size, bool horizontal) {
   return horizontal ? by_size<W, CopyH>(elem_size) : by_size<W, CopyV>(elem_size);
 }
@@ -294,13 +362,15 @@ PassFn<W> strided_copy() {
   return &strided_copy_kernel<W>;
 }
 
-#define UPSAMPLE_INSTANTIATE(W)                          \
-  template bool reachable_types<W>(DType, DType);        \
-  template PassFn<W> scalar_vertical<W>(DType, DType);   \
-  template PassFn<W> scalar_horizontal<W>(DType, DType); \
-  template PassFn<W> scalar_streamed<W>(DType, DType);   \
-  template PassFn<W> gather_copy<W>(size_t, bool);       \
-  template PassFn<W> streamed_gather_copy<W>(size_t);    \
+#define UPSAMPLE_INSTANTIATE(W)                              \
+  template bool reachable_types<W>(DType, DType);            \
+  template PassFn<W> scalar_vertical<W>(DType, DType);       \
+  template PassFn<W> scalar_horizontal<W>(DType, DType);     \
+  template PassFn<W> scalar_streamed<W>(DType, DType);       \
+  template PassFn<W> scalar_vertical_alpha<W>(DType, DType); \
+  template PassFn<W> scalar_streamed_alpha<W>(DType, DType); \
+  template PassFn<W> gather_copy<W>(size_t, bool);           \
+  template PassFn<W> streamed_gather_copy<W>(size_t);        \
   template PassFn<W> strided_copy<W>();
 UPSAMPLE_INSTANTIATE(float)
 UPSAMPLE_INSTANTIATE(double)

@@ -275,6 +275,9 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 #if !HWY_HAVE_SCALABLE
 #include "cpu/simd_transposed-inl.h"
 #endif
+#if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
+#include "cpu/simd_alpha-inl.h"
+#endif
 
 // ---- unit-tap copies: each block of Lanes outputs of a row picks its elements out of 1 to 4
 // vectors loaded at the block's window base (PassTable windows), with permutes only - no
@@ -346,6 +349,10 @@ const SimdKernels* kernel_set() {
           k.horizontal[in][out] = &horizontal<Tin, Tout>;
 #if !HWY_HAVE_SCALABLE
           k.horizontal_transposed[in][out] = &horizontal_transposed<Tin, Tout>;
+#endif
+#if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
+          k.vertical_alpha[0][in][out] = &vertical_alpha<Tin, Tout, 2>;
+          k.vertical_alpha[1][in][out] = &vertical_alpha<Tin, Tout, 4>;
 #endif
         }
       });

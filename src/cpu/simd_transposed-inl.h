@@ -121,6 +121,57 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
   }
 }
 
+// Premultiplied alpha on the columns [lo, hi] of a tile (pixels of `channels` columns, lo and
+// hi + 1 multiples of it): colour columns times their pixel's alpha column.
+HWY_INLINE void premultiply_columns(DF d, int64_t lo, int64_t hi, int64_t channels, float* cols) {
+  constexpr size_t L = hn::MaxLanes(DF());
+  for (int64_t p = lo; p <= hi; p += channels) {
+    const VF alpha = hn::Load(d, cols + (p - lo + channels - 1) * L);
+    for (int64_t c = 0; c + 1 < channels; ++c) {
+      float* col = cols + (p - lo + c) * L;
+      hn::Store(hn::Mul(hn::Load(d, col), alpha), d, col);
+    }
+  }
+}
+
+// ... and colour outputs [r0, r1) divided by their pixel's alpha output (0 where not positive).
+HWY_INLINE void unpremultiply_outputs(DF d, int64_t r0, int64_t r1, int64_t channels, float* outs) {
+  constexpr size_t L = hn::MaxLanes(DF());
+  for (int64_t p = r0; p < r1; p += channels) {
+    const VF alpha = hn::Load(d, outs + (p - r0 + channels - 1) * L);
+    const auto positive = hn::Gt(alpha, hn::Zero(d));
+    for (int64_t c = 0; c + 1 < channels; ++c) {
+      float* out = outs + (p - r0 + c) * L;
+      hn::Store(hn::IfThenElseZero(positive, hn::Div(hn::Load(d, out), alpha)), d, out);
+    }
+  }
+}
+
+// Outputs [r0, r1) of one row with the scalar arithmetic (an output group wider than the
+// scratch), premultiplied as the step asks.
+template <typename Tin, typename Tout>
+void transposed_rows_scalar(const PassArgs<float>& a, const AxisTable<float>& t, int64_t r0,
+                            int64_t r1, const Tin* x, Tout* out) {
+  const int64_t channels = a.alpha_channels;
+  float acc[kMaxAlphaChannels];
+  for (int64_t r = r0; r < r1; ++r) {
+    float v = 0.0f;
+    for (int64_t e = t.offsets[r]; e < t.offsets[r + 1]; ++e) {
+      const float xe = a.premultiply ? load_premultiplied<float>(x, t.index[e], channels)
+                                     : load_as<float>(x + t.index[e]);
+      v = e == t.offsets[r] ? t.weight[e] * xe : v + t.weight[e] * xe;
+    }
+    acc[r - r0] = v;
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    float v = acc[r - r0];
+    if (a.unpremultiply && (r - r0) % channels != channels - 1) {
+      v = unpremultiplied(v, acc[r - r0 - (r - r0) % channels + channels - 1]);
+    }
+    store_from(out + r, v);
+  }
+}
+
 template <typename Tin, typename Tout>
 void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                            int64_t end, void* scratch) {
@@ -133,6 +184,10 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
   auto* base = static_cast<unsigned char*>(scratch);
   float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
   float* outs = cols + kTransposedMaxColumns * static_cast<int64_t>(L);
+  // Premultiplied alpha works on whole pixels: output groups and column ranges of `group`.
+  const bool alpha = a.premultiply || a.unpremultiply;
+  const int64_t group = alpha ? a.alpha_channels : 1;
+  const int64_t max_outputs = kTransposedMaxOutputs / group * group;
   for (int64_t o0 = begin; o0 < end; o0 += static_cast<int64_t>(L)) {
     const size_t live = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), end - o0));
     const Tin* in_rows[L];
@@ -144,24 +199,33 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
       out_rows[l] = dst + o * s.rows;
     }
     for (int64_t r0 = 0; r0 < s.rows;) {
-      // The longest chunk of outputs whose taps span at most kTransposedMaxColumns columns.
+      // The longest chunk of output groups whose taps span at most kTransposedMaxColumns
+      // columns (whole pixels with alpha).
       int64_t lo = INT64_MAX, hi = -1, r1 = r0;
-      for (; r1 < s.rows && r1 - r0 < kTransposedMaxOutputs; ++r1) {
-        const int64_t e0 = t.offsets[r1], e1 = t.offsets[r1 + 1];
-        if (e0 == e1) continue;
-        const int64_t new_lo = std::min(lo, t.index[e0]), new_hi = std::max(hi, t.index[e1 - 1]);
+      for (; r1 < s.rows && r1 - r0 < max_outputs; r1 += group) {
+        int64_t new_lo = lo, new_hi = hi;
+        for (int64_t r = r1; r < r1 + group; ++r) {
+          const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+          if (e0 == e1) continue;
+          new_lo = std::min(new_lo, t.index[e0] / group * group);
+          new_hi = std::max(new_hi, t.index[e1 - 1] / group * group + group - 1);
+        }
         if (new_hi - new_lo + 1 > kTransposedMaxColumns) break;
         lo = new_lo;
         hi = new_hi;
       }
-      if (r1 == r0) {  // one output wider than the scratch: its rows one by one
+      if (r1 == r0) {  // one output group wider than the scratch: its rows one by one
+        r1 = r0 + group;
         for (size_t l = 0; l < live; ++l) {
-          store_from(out_rows[l] + r0, horizontal_output(t, r0, in_rows[l], false));
+          transposed_rows_scalar(a, t, r0, r1, in_rows[l], out_rows[l]);
         }
-        ++r1;
       } else {
-        if (hi >= lo) transpose_columns_in<L>(d, in_rows, lo, hi, cols);
+        if (hi >= lo) {
+          transpose_columns_in<L>(d, in_rows, lo, hi, cols);
+          if (a.premultiply) premultiply_columns(d, lo, hi, group, cols);
+        }
         transposed_outputs(d, t, r0, r1, lo, cols, outs);
+        if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, outs);
         transpose_outputs_out<L>(d, outs, r0, r1, out_rows, live);
       }
       r0 = r1;
