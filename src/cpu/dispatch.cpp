@@ -130,10 +130,6 @@ template <typename W>
 std::string try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
-  if (has_alpha(s)) {
-    return accept(c, scalar_streamed_alpha<W>(s.in_type, s.out_type), &vertical_items,
-                  Table::kNone);
-  }
   return accept(c, scalar_streamed<W>(s.in_type, s.out_type), &vertical_items, Table::kNone);
 }
 

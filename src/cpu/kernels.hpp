@@ -178,13 +178,12 @@ PassFn<W> scalar_horizontal(DType in, DType out);
 // Streams the rows of an axis too long to materialise (any shape; items are (outer, row)).
 template <typename W>
 PassFn<W> scalar_streamed(DType in, DType out);
-// The vertical and streamed kernels with premultiplied alpha (PassArgs::premultiply,
-// unpremultiply; inner a multiple of alpha_channels, at most core::kMaxAlphaChannels).
+// The vertical kernel with premultiplied alpha (PassArgs::premultiply, unpremultiply; inner a
+// multiple of alpha_channels, at most core::kMaxAlphaChannels); scalar_streamed implements it
+// too.
 using core::kMaxAlphaChannels;
 template <typename W>
 PassFn<W> scalar_vertical_alpha(DType in, DType out);
-template <typename W>
-PassFn<W> scalar_streamed_alpha(DType in, DType out);
 // Unit-tap tables (nearest forward), same type in and out: moves elements, no arithmetic; one
 // kernel per element size of StorageTypes<W> (nullptr for another size).
 template <typename W>
