@@ -25,7 +25,8 @@ gradients, for every mode x dtype x layout x argument form.
   every layout) and against the aten ops under upsample.install(), for 1-D / 2-D / 3-D,
   nearest and nearest-exact (which has none), every dtype, NumPy arrays too.
 * NumPy arrays in, NumPy arrays out: strided, negative strides, channels-last, read-only and
-  big-endian arrays, uint8 and uint16.
+  big-endian arrays; uint8 and uint16 for every mode x layout x argument form, bitwise the
+  float32 result rounded half to even and saturated once.
 """
 
 import math
@@ -386,6 +387,53 @@ def test_numpy_dtypes():
             assert np.array_equal(out, t)
         else:
             assert np.array_equal(out, ref.astype(np.float32)), dtype
+
+
+def rounded_to(f32, dtype):
+    """A float32 result stored as the unsigned integer `dtype` the engine's way: rounded half
+    to even once (np.rint) and saturated to the dtype's range."""
+    return np.clip(np.rint(f32.astype(np.float64)), 0, np.iinfo(dtype).max).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16], ids=["uint8", "uint16"])
+@pytest.mark.parametrize("mode,antialias,dims", th.MODES,
+                         ids=[th.mode_id(*m) for m in th.MODES])
+def test_numpy_unsigned_dtypes(mode, antialias, dims, dtype):
+    # uint8 / uint16 storage for every mode, layout and argument form: computed in float32,
+    # rounded half to even and saturated once, so bitwise the float32 result rounded.
+    rng = np.random.default_rng(100 * dims + np.dtype(dtype).itemsize)
+    limit = np.iinfo(dtype).max
+    base = rng.integers(0, limit + 1, size=[2, 3] + list(SPATIAL[dims - 2]), dtype=dtype)
+    for name, kw in calls(mode, antialias, dims):
+        for layout, a in numpy_views(base):
+            what = "%s %s %s %s" % (th.mode_id(mode, antialias, dims), dtype.__name__, layout,
+                                    name)
+            out = upsample.interpolate(a, **kw)
+            assert out.dtype == dtype, what
+            if layout == "channels-last":
+                assert out.strides[1] == out.itemsize, what + ": layout not kept"
+            f32 = upsample.interpolate(a.astype(np.float32), **kw)
+            assert np.array_equal(out, rounded_to(f32, dtype)), what
+
+
+def test_numpy_unsigned_ties_and_saturation():
+    # The rounding cases the test above relies on occur: ties (x.5, to even) in linear modes,
+    # results beyond both ends of the range in bicubic ones.
+    rng = np.random.default_rng(5)
+    for dtype in (np.uint8, np.uint16):
+        limit = np.iinfo(dtype).max
+        a = rng.integers(0, limit + 1, size=(1, 2, 40), dtype=dtype)
+        f32 = upsample.interpolate(a.astype(np.float32), scale_factor=2, mode="linear")
+        out = upsample.interpolate(a, scale_factor=2, mode="linear")
+        ties = f32 - np.floor(f32) == 0.5
+        assert ties.any(), dtype
+        assert np.array_equal(out[ties], 2 * np.round(f32[ties] / 2)), dtype
+        assert not np.array_equal(out[ties], np.floor(f32[ties] + 0.5)), dtype
+        checker = (np.indices((6, 6)).sum(axis=0) % 2 * limit).astype(dtype)[None, None]
+        f32 = upsample.interpolate(checker.astype(np.float32), size=(11, 11), mode="bicubic")
+        out = upsample.interpolate(checker, size=(11, 11), mode="bicubic")
+        assert (f32 < -0.5).any() and (f32 > limit + 0.5).any(), dtype
+        assert (out[f32 < -0.5] == 0).all() and (out[f32 > limit + 0.5] == limit).all(), dtype
 
 
 def test_numpy_errors():
