@@ -66,8 +66,8 @@ at::Tensor& backward_out(const char* what, const at::Tensor& grad_output,
 // aten/src/ATen/native/cpu/UpSampleKernel.cpp): an axis with out == in is copied (source index =
 // output index) and one with out == 2 * in repeats each input twice (index = output >> 1), even
 // when a scale_factor that maps otherwise was given (1.1 with out == in, 2.1 with out == 2 * in).
-// Its backward kernels always take them; its forward takes them only in the kernel it runs on
-// inputs for which channels_last_contiguous() holds. nearest-exact has none.
+// Its backward kernels always take them; its forward only in its channels-last kernel (the
+// inputs of forward_request() below). nearest-exact has none.
 bool nearest_shortcut_axis(int64_t in_len, int64_t out_len);
 
 // The request with the scale of every nearest short-cut axis dropped: with no scale the
