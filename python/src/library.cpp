@@ -143,8 +143,16 @@ class ResampleBackwardFunction : public torch::autograd::Function<ResampleBackwa
     });
   }
 
+  // The adjoint of resample_backward: resample with the backward's index rule, i.e. with the
+  // nearest short-cuts on every layout (resample takes them only on channels-last inputs, as
+  // PyTorch's forward does), so that second derivatives are exact (gradgradcheck).
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const SavedArguments a(ctx);
+    SavedArguments a(ctx);
+    if (parse_mode(a.mode)->mode == Mode::kNearest) {
+      for (size_t i = 0; i < a.scales.size(); ++i) {
+        if (nearest_shortcut_axis(grad_outputs[0].size(2 + i), a.sizes[i])) a.scales[i] = 0.0;
+      }
+    }
     return tensor_gradient(resample_op().call(grad_outputs[0], a.sizes, a.scale_factors(), a.mode,
                                               a.align_corners, a.antialias));
   }

@@ -185,7 +185,8 @@ py::array resample_numpy(const py::array& input, py::handle output_size, py::han
   const TensorDesc dst = describe(*dtype, out_sizes, out_strides);
   {
     py::gil_scoped_release no_gil;
-    run(kWhat, request.op(Direction::kForward), src, input.data(), dst, output.mutable_data());
+    run(kWhat, forward_request(request, sizes, strides, out_spatial).op(Direction::kForward), src,
+        input.data(), dst, output.mutable_data());
   }
   return output;
 }

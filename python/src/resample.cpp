@@ -84,6 +84,45 @@ std::vector<int64_t> output_spatial_size(const char* what, at::IntArrayRef input
 
 at::MemoryFormat suggested_format(const at::Tensor& t) { return t.suggest_memory_format(); }
 
+bool nearest_shortcut_axis(int64_t in_len, int64_t out_len) {
+  return out_len == in_len || out_len == 2 * in_len;
+}
+
+Request with_nearest_shortcuts(const Request& request, at::IntArrayRef in_spatial,
+                               at::IntArrayRef out_spatial) {
+  Request r = request;
+  if (r.mode != Mode::kNearest) return r;
+  for (int a = 0; a < r.rank; ++a) {
+    if (nearest_shortcut_axis(in_spatial[a], out_spatial[a])) r.scales[a] = 0.0;
+  }
+  return r;
+}
+
+namespace {
+
+bool channels_last_contiguous(at::IntArrayRef sizes, at::IntArrayRef strides) {
+  if (sizes.size() != 4 && sizes.size() != 5) return false;
+  // Innermost first: C, then the spatial dims from the last, then N.
+  std::vector<size_t> order{1};
+  for (size_t d = sizes.size() - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+Request forward_request(const Request& request, at::IntArrayRef sizes, at::IntArrayRef strides,
+                        at::IntArrayRef out_spatial) {
+  if (!channels_last_contiguous(sizes, strides)) return request;
+  return with_nearest_shortcuts(request, sizes.slice(2), out_spatial);
+}
+
 void check_sizes(const char* what, at::IntArrayRef input_size, at::IntArrayRef out_spatial,
                  const Request& request) {
   const bool area = request.mode == Mode::kArea;
@@ -129,6 +168,14 @@ void execute_into(const char* what, Direction direction, DType dtype, const Requ
                   const at::Tensor& src, const at::Tensor& dst) {
   run(what, request.op(direction), describe(dtype, src.sizes(), src.strides()), src.data_ptr(),
       describe(dtype, dst.sizes(), dst.strides()), dst.data_ptr());
+}
+
+// Forward into a prepared `out`, with the request PyTorch's forward kernel for `input` follows.
+void forward_into(const char* what, DType dtype, const Request& request, const at::Tensor& input,
+                  const at::Tensor& out) {
+  execute_into(what, Direction::kForward, dtype,
+               forward_request(request, input.sizes(), input.strides(), out.sizes().slice(2)),
+               input, out);
 }
 
 // The checks shared by forward() and forward_out(); returns the engine dtype.
@@ -180,7 +227,7 @@ at::Tensor forward(const char* what, const at::Tensor& input, at::IntArrayRef ou
   const DType dtype = check_forward(what, input, out_spatial, request);
   at::Tensor out =
       at::empty(full_size(input.sizes(), out_spatial), input.options().memory_format(fmt));
-  execute_into(what, Direction::kForward, dtype, request, input, out);
+  forward_into(what, dtype, request, input, out);
   return out;
 }
 
@@ -189,21 +236,25 @@ at::Tensor& forward_out(const char* what, const at::Tensor& input, at::IntArrayR
   const DType dtype = check_forward(what, input, out_spatial, request);
   check_out(what, "out", out, input);
   prepare_out(out, full_size(input.sizes(), out_spatial), fmt, input);
-  execute_into(what, Direction::kForward, dtype, request, input, out);
+  forward_into(what, dtype, request, input, out);
   return out;
 }
 
 namespace {
 
-// Backward into a prepared grad_input. An empty grad_output (area mode with an output size of
-// 0) contributes nothing: grad_input is zero.
+// Backward into a prepared grad_input, with PyTorch's backward index rule (nearest short-cuts
+// on every layout). An empty grad_output (area mode with an output size of 0) contributes
+// nothing: grad_input is zero.
 void backward_into(const char* what, DType dtype, const Request& request,
                    const at::Tensor& grad_output, at::Tensor& grad_input) {
   if (grad_output.numel() == 0) {
     if (grad_input.numel() > 0) grad_input.zero_();
     return;
   }
-  execute_into(what, Direction::kBackward, dtype, request, grad_output, grad_input);
+  execute_into(
+      what, Direction::kBackward, dtype,
+      with_nearest_shortcuts(request, grad_input.sizes().slice(2), grad_output.sizes().slice(2)),
+      grad_output, grad_input);
 }
 
 }  // namespace

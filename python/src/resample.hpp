@@ -62,6 +62,28 @@ at::Tensor& backward_out(const char* what, const at::Tensor& grad_output,
                          at::IntArrayRef input_size, const Request& request, at::MemoryFormat fmt,
                          at::Tensor& grad_input);
 
+// PyTorch 1.13's "nearest" index rule has two short-cuts (nearest_idx in
+// aten/src/ATen/native/cpu/UpSampleKernel.cpp): an axis with out == in is copied (source index =
+// output index) and one with out == 2 * in repeats each input twice (index = output >> 1), even
+// when a scale_factor that maps otherwise was given (1.1 with out == in, 2.1 with out == 2 * in).
+// Its backward kernels always take them; its forward only in its channels-last kernel (the
+// inputs of forward_request() below). nearest-exact has none.
+bool nearest_shortcut_axis(int64_t in_len, int64_t out_len);
+
+// The request with the scale of every nearest short-cut axis dropped: with no scale the
+// engine's ratio in / out is exactly 1 or 0.5 in float32, which gives the short-cut's indices
+// for every output index up to 2^24. Other modes are returned unchanged.
+Request with_nearest_shortcuts(const Request& request, at::IntArrayRef in_spatial,
+                               at::IntArrayRef out_spatial);
+
+// The request PyTorch 1.13's nearest forward follows for an input of these sizes and element
+// strides: with_nearest_shortcuts() where it runs its channels-last kernel, i.e. where a 4-D /
+// 5-D input is contiguous in the channels-last memory format (c10's rule: dims of size 1 are
+// skipped, so a contiguous tensor with C = 1 or with every spatial size 1 is too); else
+// `request` itself. Used by forward() and forward_out() and for NumPy arrays.
+Request forward_request(const Request& request, at::IntArrayRef sizes, at::IntArrayRef strides,
+                        at::IntArrayRef out_spatial);
+
 // The memory format PyTorch's upsample kernels give their result when they keep the layout:
 // channels-last for 4-D / 5-D tensors whose strides are channels-last, else contiguous.
 at::MemoryFormat suggested_format(const at::Tensor& t);

@@ -146,6 +146,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         (channels-last inputs give channels-last outputs), or a NumPy array (C-contiguous, or
         channels-last when the input's channel dim has the smallest stride).
 
+    ``mode='nearest'`` follows PyTorch 1.13's index rule with its short-cuts: an axis whose
+    output size is its input size (or twice it) copies (or repeats each input twice) even when
+    `scale_factor` maps otherwise, in the backward always and in the forward for channels-last
+    contiguous inputs (C = 1 contiguous ones included), as PyTorch's kernels do.
+
     Tensors are read in place through their strides (no copy, whatever the layout). The
     result requires grad when `input` does (and grad mode is on); its backward runs the
     engine's backward kernels, bitwise identical for any thread count. NumPy arrays have no

@@ -3,6 +3,7 @@
 of bad (and odd but valid) calls, TorchScript and tracing through torch.ops.upsample.*, the
 version, docstrings, the plan cache."""
 
+import importlib.util
 import io
 import math
 import os
@@ -235,6 +236,27 @@ def test_version_is_the_project_version():
     assert match and upsample.__version__ == match.group(1), upsample.__version__
 
 
+def check_installed_package(python, site, library_dir, cwd, pythonpath=None):
+    """Runs `python` in `cwd` with PYTHONPATH=`pythonpath` (unset when None) and no
+    LD_LIBRARY_PATH: upsample must import from `site`, load libupsample from under
+    `library_dir` (not the build tree's) and compute."""
+    code = ("import upsample, torch\n"
+            "y = upsample.interpolate(torch.ones(1, 1, 2, 2), size=3, mode='bilinear')\n"
+            "print(upsample.__file__)\n"
+            "print(float(y.sum()))\n"
+            "print([l.split()[-1] for l in open('/proc/self/maps') if 'libupsample' in l][0])")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    r = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, cwd=cwd,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    module, total, library = r.stdout.split()
+    assert os.path.realpath(module).startswith(os.path.realpath(site)), module
+    assert float(total) == 9.0
+    assert os.path.realpath(library).startswith(os.path.realpath(library_dir)), library
+
+
 def test_cmake_install_finds_its_library():
     # `cmake --install` into a fresh prefix: the installed module imports from there and loads
     # the installed libupsample.so (through its RPATH), not the build tree's.
@@ -246,20 +268,35 @@ def test_cmake_install_finds_its_library():
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stdout + r.stderr
         site = os.path.join(prefix, match.group(1))
-        code = ("import upsample, torch\n"
-                "y = upsample.interpolate(torch.ones(1, 1, 2, 2), size=3, mode='bilinear')\n"
-                "print(upsample.__file__)\n"
-                "print(float(y.sum()))\n"
-                "print([l.split()[-1] for l in open('/proc/self/maps') if 'libupsample' in l][0])")
+        check_installed_package(sys.executable, site, prefix, prefix, pythonpath=site)
+
+
+def test_pip_install_in_a_virtual_environment():
+    # `pip install --no-build-isolation --no-index .` (offline) in a virtual environment that
+    # sees Debian's torch, with UPSAMPLE_CMAKE_BUILD_DIR naming the build tree: setup.py builds
+    # the target upsample_python_wheel there (after the build, only a link). The installed
+    # package imports from the environment and loads the libupsample.so.0 inside it.
+    missing = [m for m in ("pip", "setuptools", "wheel") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip("pip install needs Debian's python3-pip, python3-setuptools and "
+                    "python3-wheel; missing: " + ", ".join(missing))
+    with tempfile.TemporaryDirectory() as tmp:
+        env_dir = os.path.join(tmp, "env")
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                        env_dir], check=True, timeout=120)
+        python = os.path.join(env_dir, "bin", "python")
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
-        env["PYTHONPATH"] = site
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                           cwd=prefix, timeout=120)
-        assert r.returncode == 0, r.stderr
-        module, total, library = r.stdout.split()
-        assert module.startswith(os.path.realpath(site)) or module.startswith(site), module
-        assert float(total) == 9.0
-        assert os.path.realpath(library).startswith(os.path.realpath(prefix)), library
+        env.update(UPSAMPLE_CMAKE_BUILD_DIR=th.BUILD_DIR, UPSAMPLE_BUILD_JOBS="2")
+        r = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index",
+                            "--no-cache-dir", th.SOURCE_DIR], capture_output=True, text=True,
+                           env=env, cwd=tmp, timeout=900)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path("
+                               "'platlib'))"], capture_output=True, text=True, check=True,
+                              timeout=60).stdout.strip()
+        assert os.path.isfile(os.path.join(site, "upsample", "libupsample.so.0")), site
+        check_installed_package(python, os.path.join(site, "upsample"),
+                                os.path.join(site, "upsample"), tmp)
 
 
 def test_docstrings():

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Autograd of upsample.interpolate: torch.autograd.gradcheck and gradgradcheck in float64 for
-every mode (size- and scale-driven, align_corners both ways where it applies), no graph under
-no_grad / inference_mode / for inputs that do not require grad, derivatives of any order, and
-bitwise identical forward and backward results for any thread count."""
+every mode (size- and scale-driven, align_corners both ways where it applies), and at the
+scales where PyTorch's nearest backward takes short-cuts its contiguous forward does not; no
+graph under no_grad / inference_mode / for inputs that do not require grad, derivatives of any
+order, and bitwise identical forward and backward results for any thread count."""
 
 import os
 import sys
@@ -12,6 +13,7 @@ import torch_helpers as th  # noqa: E402
 from torch_helpers import torch  # noqa: E402
 
 import pytest  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 import upsample  # noqa: E402
 
 SPATIAL = {1: (5,), 2: (4, 5), 3: (3, 4, 3)}
@@ -83,6 +85,33 @@ def test_higher_order_derivatives():
     w = torch.rand(y.shape, dtype=torch.float64)
     (third,) = torch.autograd.grad(ggo, v, w)
     th.assert_bits(third, backward_of(w), "third derivative = backward")
+
+
+@pytest.mark.parametrize("dims", [3, 4, 5])
+def test_nearest_shortcut_derivatives(dims):
+    # Scales 1.1 and 2.1 on axes of 9 give out == in and out == 2 * in, where PyTorch's nearest
+    # backward takes its short-cuts on every layout and its forward only on channels-last
+    # inputs (docs/python.md). gradcheck's verdict is therefore PyTorch's: it passes where the
+    # forward takes them too (channels-last; never in 1-D) and fails elsewhere, for
+    # F.interpolate and upsample.interpolate alike. The second derivative is the adjoint of
+    # the backward, so gradgradcheck passes on every layout.
+    rank = dims - 2
+    kw = dict(scale_factor=[1.1, 2.1, 2.1][:rank], mode="nearest")
+    gen = torch.Generator().manual_seed(50 + dims)
+    x = torch.rand([1, 2] + [9] * rank, generator=gen, dtype=torch.float64)
+    layouts = [("contiguous", x, False)]
+    if dims > 3:
+        fmt = torch.channels_last if dims == 4 else torch.channels_last_3d
+        layouts.append(("channels-last", x.contiguous(memory_format=fmt), True))
+    for layout, t, adjoint in layouts:
+        t = t.detach().requires_grad_()
+        for name, fn in (("upsample", lambda u: upsample.interpolate(u, **kw)),
+                         ("torch", lambda u: F.interpolate(u, **kw))):
+            verdict = torch.autograd.gradcheck(fn, (t,), eps=1e-6, atol=1e-8, rtol=1e-6,
+                                               raise_exception=False)
+            assert verdict == adjoint, (name, layout, kw)
+        assert torch.autograd.gradgradcheck(lambda u: upsample.interpolate(u, **kw), (t,),
+                                            eps=1e-6, atol=1e-8, rtol=1e-6), (layout, kw)
 
 
 def _run_threads(n, fn):

@@ -16,12 +16,17 @@ gradients, for every mode x dtype x layout x argument form.
   against PyTorch's uint8 result where PyTorch 1.13 has one (nearest modes: bit-exact) or its
   float32 result rounded (within 1).
 * Gradients through autograd (y.backward(g)) against PyTorch's, float32 / float64 in the same
-  dtype, float16 / bfloat16 against float32 rounded. The scales are chosen so that
-  floor(in * scale) is never in or 2 * in for a scale other than 1 or 2: there PyTorch's nearest
-  backward and its bicubic backward take short-cuts that are not the adjoint of their forward
-  (docs/numerics.md, deviation 5).
+  dtype, float16 / bfloat16 against float32 rounded. The scales of these cases are chosen so
+  that floor(in * scale) is never in or 2 * in for a scale other than 1 or 2: there PyTorch's
+  bicubic backward copies grad_output (docs/numerics.md, deviation 5).
+* PyTorch's nearest short-cuts (out == in copies, out == 2 * in takes out >> 1, even with a
+  scale that maps otherwise): scales 1.1 and 2.1 on axes of 9, bitwise against F.interpolate
+  (forward: short-cuts on channels-last contiguous inputs only, C = 1 included; backward: on
+  every layout) and against the aten ops under upsample.install(), for 1-D / 2-D / 3-D,
+  nearest and nearest-exact (which has none), every dtype, NumPy arrays too.
 * NumPy arrays in, NumPy arrays out: strided, negative strides, channels-last, read-only and
-  big-endian arrays, uint8 and uint16.
+  big-endian arrays; uint8 and uint16 for every mode x layout x argument form, bitwise the
+  float32 result rounded half to even and saturated once.
 """
 
 import math
@@ -67,10 +72,10 @@ def calls(mode, antialias, dims):
     return out
 
 
-def make_input(dims, layout, dtype, gen, spatial=None):
-    """[2, 3, spatial...] in the given layout; uint8 in [0, 255], floats in [-2, 2]."""
+def make_input(dims, layout, dtype, gen, spatial=None, channels=3):
+    """[2, channels, spatial...] in the given layout; uint8 in [0, 255], floats in [-2, 2]."""
     sp = list(spatial or SPATIAL[dims - 2])
-    n, c = 2, 3
+    n, c = 2, channels
     if layout == "view":
         base = torch.rand([c + 1, n] + [2 * s for s in sp], generator=gen, dtype=torch.float64)
         x = base.transpose(0, 1)[:, 1:]
@@ -187,6 +192,141 @@ def test_channels_last_gradient_layout_and_values():
 
 
 # ---------------------------------------------------------------------------------------------
+# PyTorch 1.13's nearest short-cuts (nearest_idx): an axis with out == in copies and one with
+# out == 2 * in takes index = out >> 1, even when a scale that maps otherwise reaches the
+# kernel. Its backward always takes them; its forward only on inputs that are contiguous in the
+# channels-last memory format (which every contiguous tensor with C = 1 is).
+
+# Axes of 9: scale 1.1 gives out == in, 2.1 out == 2 * in; with the scale, nearest and
+# nearest-exact map some outputs elsewhere than the short-cut would (checked below).
+SHORTCUT_IN = 9
+SHORTCUT_SCALES = {
+    1: [(1.1,), (2.1,)],
+    2: [(1.1, 2.1), (2.1, 0.6), (1.7, 1.1)],
+    3: [(1.1, 2.1, 1.7), (2.1, 2.1, 0.6), (0.6, 1.1, 1.1)],
+}
+ATEN_NEAREST = {3: "upsample_nearest1d", 4: "upsample_nearest2d", 5: "upsample_nearest3d"}
+
+
+def shortcut_inputs(dims, dtype, gen):
+    """(layout, x, whether PyTorch's forward takes the short-cuts) for [2, C, 9, ...] inputs."""
+    sp = [SHORTCUT_IN] * (dims - 2)
+    out = [("contiguous", make_input(dims, "contiguous", dtype, gen, spatial=sp), False),
+           ("C=1", make_input(dims, "contiguous", dtype, gen, spatial=sp, channels=1), dims > 3),
+           ("view", make_input(dims, "view", dtype, gen, spatial=sp), False)]
+    if dims > 3:
+        out.append(("channels_last", make_input(dims, "channels_last", dtype, gen, spatial=sp),
+                    True))
+    for layout, x, shortcut in out:
+        fmt = {4: torch.channels_last, 5: torch.channels_last_3d}.get(dims)
+        assert shortcut == (fmt is not None and x.is_contiguous(memory_format=fmt)), layout
+    return out
+
+
+def integer_gradient(shape, gen, dtype):
+    """Integers in [-8, 8]: their sums are exact in every dtype and every order, so gradients
+    compare bitwise whatever order the kernels add in."""
+    return torch.randint(-8, 9, shape, generator=gen).to(dtype)
+
+
+def test_nearest_shortcut_cases_discriminate():
+    # The cases move outputs: with the scale, PyTorch's contiguous forward maps differently
+    # from its channels-last forward (nearest) and from the short-cut (nearest-exact), and its
+    # backward is not the adjoint of its contiguous forward.
+    for rank, cases in SHORTCUT_SCALES.items():
+        shape = [1, 3] + [SHORTCUT_IN] * rank
+        ids = torch.arange(math.prod(shape), dtype=torch.float64).reshape(shape)
+        fmt = {2: torch.channels_last, 3: torch.channels_last_3d}.get(rank)
+        for scales in cases:
+            out = [math.floor(SHORTCUT_IN * s) for s in scales]
+            assert any(o in (SHORTCUT_IN, 2 * SHORTCUT_IN) for o in out), scales
+            src = F.interpolate(ids, scale_factor=scales, mode="nearest")
+            if fmt is not None:
+                assert not torch.equal(
+                    src, F.interpolate(ids.contiguous(memory_format=fmt), scale_factor=scales,
+                                       mode="nearest")), scales
+            exact = F.interpolate(ids, scale_factor=scales, mode="nearest-exact")
+            assert not torch.equal(exact, F.interpolate(ids, size=out, mode="nearest-exact")), \
+                scales
+            g = torch.rand(src.shape, dtype=torch.float64)
+            adjoint = torch.zeros(ids.numel(), dtype=torch.float64).index_add_(
+                0, src.long().flatten(), g.flatten())
+            x = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
+            F.interpolate(x, scale_factor=scales, mode="nearest").backward(g)
+            assert not torch.allclose(x.grad.flatten(), adjoint), scales
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d).replace("torch.", ""))
+@pytest.mark.parametrize("dims", [3, 4, 5])
+def test_nearest_shortcuts_forward(dims, dtype):
+    gen = torch.Generator().manual_seed(300 + dims)
+    for layout, x, _ in shortcut_inputs(dims, dtype, gen):
+        for mode in th.NEAREST:
+            for scales in SHORTCUT_SCALES[dims - 2]:
+                kw = dict(scale_factor=scales, mode=mode)
+                what = "%s %dd %s %s %s" % (mode, dims - 2, dtype, layout, scales)
+                ref = F.interpolate(x, **kw) if dtype == torch.uint8 else forward_reference(x, kw)
+                ours = upsample.interpolate(x, **kw)
+                th.assert_bits(ours, ref.to(dtype), what)
+                if dtype in (torch.float32, torch.uint8):
+                    a = upsample.interpolate(x.numpy(), **kw)
+                    assert np.array_equal(a, ref.numpy()), what + " (NumPy)"
+
+
+@pytest.mark.parametrize("dtype", DTYPES[:4], ids=lambda d: str(d).replace("torch.", ""))
+@pytest.mark.parametrize("dims", [3, 4, 5])
+def test_nearest_shortcuts_backward(dims, dtype):
+    gen = torch.Generator().manual_seed(400 + dims)
+    ref_dtype = dtype if dtype in (torch.float32, torch.float64) else torch.float32
+    for layout, x0, _ in shortcut_inputs(dims, dtype, gen):
+        for mode in th.NEAREST:
+            for scales in SHORTCUT_SCALES[dims - 2]:
+                kw = dict(scale_factor=scales, mode=mode)
+                what = "%s %dd %s %s %s" % (mode, dims - 2, dtype, layout, scales)
+                x = x0.detach().clone().requires_grad_()
+                y = upsample.interpolate(x, **kw)
+                g = integer_gradient(y.shape, gen, dtype)
+                y.backward(g)
+                xr = x0.detach().to(ref_dtype).requires_grad_()
+                F.interpolate(xr, **kw).backward(g.to(ref_dtype))
+                th.assert_bits(x.grad, xr.grad.to(dtype), what)
+
+
+@pytest.mark.parametrize("dims", [3, 4, 5])
+def test_nearest_shortcuts_installed(dims):
+    # The aten ops, stock and installed: forward, .out, _backward, _backward.grad_input, and
+    # F.interpolate's forward and gradient.
+    gen = torch.Generator().manual_seed(500 + dims)
+    op = getattr(torch.ops.aten, ATEN_NEAREST[dims])
+    backward_op = getattr(torch.ops.aten, ATEN_NEAREST[dims] + "_backward")
+    for layout, x, _ in shortcut_inputs(dims, torch.float32, gen):
+        for scales in SHORTCUT_SCALES[dims - 2]:
+            osize = [math.floor(SHORTCUT_IN * s) for s in scales]
+            g = integer_gradient([2, x.shape[1]] + osize, gen, torch.float32)
+            what = "%s %s %s" % (ATEN_NEAREST[dims], layout, scales)
+
+            def calls():
+                xr = x.detach().clone().requires_grad_()
+                y = F.interpolate(xr, scale_factor=scales, mode="nearest")
+                y.backward(g)
+                out = torch.empty(0)
+                grad_input = torch.empty(0)
+                return [y.detach(), xr.grad, op(x, osize, *scales),
+                        op.out(x, osize, *scales, out=out),
+                        backward_op(g, osize, list(x.shape), *scales),
+                        backward_op.grad_input(g, osize, list(x.shape), *scales,
+                                               grad_input=grad_input)]
+
+            stock = calls()
+            with upsample.installed():
+                ours = calls()
+            names = ["F.interpolate", "gradient", "forward op", ".out", "_backward",
+                     "_backward.grad_input"]
+            for name, a, b in zip(names, ours, stock):
+                th.assert_bits(a, b, "%s: %s" % (what, name))
+
+
+# ---------------------------------------------------------------------------------------------
 # NumPy.
 
 def numpy_views(a):
@@ -247,6 +387,53 @@ def test_numpy_dtypes():
             assert np.array_equal(out, t)
         else:
             assert np.array_equal(out, ref.astype(np.float32)), dtype
+
+
+def rounded_to(f32, dtype):
+    """A float32 result stored as the unsigned integer `dtype` the engine's way: rounded half
+    to even once (np.rint) and saturated to the dtype's range."""
+    return np.clip(np.rint(f32.astype(np.float64)), 0, np.iinfo(dtype).max).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16], ids=["uint8", "uint16"])
+@pytest.mark.parametrize("mode,antialias,dims", th.MODES,
+                         ids=[th.mode_id(*m) for m in th.MODES])
+def test_numpy_unsigned_dtypes(mode, antialias, dims, dtype):
+    # uint8 / uint16 storage for every mode, layout and argument form: computed in float32,
+    # rounded half to even and saturated once, so bitwise the float32 result rounded.
+    rng = np.random.default_rng(100 * dims + np.dtype(dtype).itemsize)
+    limit = np.iinfo(dtype).max
+    base = rng.integers(0, limit + 1, size=[2, 3] + list(SPATIAL[dims - 2]), dtype=dtype)
+    for name, kw in calls(mode, antialias, dims):
+        for layout, a in numpy_views(base):
+            what = "%s %s %s %s" % (th.mode_id(mode, antialias, dims), dtype.__name__, layout,
+                                    name)
+            out = upsample.interpolate(a, **kw)
+            assert out.dtype == dtype, what
+            if layout == "channels-last":
+                assert out.strides[1] == out.itemsize, what + ": layout not kept"
+            f32 = upsample.interpolate(a.astype(np.float32), **kw)
+            assert np.array_equal(out, rounded_to(f32, dtype)), what
+
+
+def test_numpy_unsigned_ties_and_saturation():
+    # The rounding cases the test above relies on occur: ties (x.5, to even) in linear modes,
+    # results beyond both ends of the range in bicubic ones.
+    rng = np.random.default_rng(5)
+    for dtype in (np.uint8, np.uint16):
+        limit = np.iinfo(dtype).max
+        a = rng.integers(0, limit + 1, size=(1, 2, 40), dtype=dtype)
+        f32 = upsample.interpolate(a.astype(np.float32), scale_factor=2, mode="linear")
+        out = upsample.interpolate(a, scale_factor=2, mode="linear")
+        ties = f32 - np.floor(f32) == 0.5
+        assert ties.any(), dtype
+        assert np.array_equal(out[ties], 2 * np.round(f32[ties] / 2)), dtype
+        assert not np.array_equal(out[ties], np.floor(f32[ties] + 0.5)), dtype
+        checker = (np.indices((6, 6)).sum(axis=0) % 2 * limit).astype(dtype)[None, None]
+        f32 = upsample.interpolate(checker.astype(np.float32), size=(11, 11), mode="bicubic")
+        out = upsample.interpolate(checker, size=(11, 11), mode="bicubic")
+        assert (f32 < -0.5).any() and (f32 > limit + 0.5).any(), dtype
+        assert (out[f32 < -0.5] == 0).all() and (out[f32 > limit + 0.5] == limit).all(), dtype
 
 
 def test_numpy_errors():
