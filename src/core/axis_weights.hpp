@@ -112,8 +112,11 @@ class AxisWeights {
       case Kind::kCubicBackward:
         return 4;
       case Kind::kAntialias:
+        // (The support saturates at 2^62 for ratios near 2^100: doubled with saturation.)
         return std::min<int64_t>(
-            spec_.in_len, saturating_trunc(std::ceil(static_cast<double>(support_))) * 2 + 1);
+            spec_.in_len,
+            saturating_add(
+                saturating_mul(saturating_trunc(std::ceil(static_cast<double>(support_))), 2), 1));
       case Kind::kArea:
         return std::min<int64_t>(spec_.in_len, spec_.in_len / spec_.out_len + 2);
       default:

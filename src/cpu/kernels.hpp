@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -82,6 +83,16 @@ struct PassArgs {
   bool premultiply = false;
   bool unpremultiply = false;
 };
+
+// The kernels' store of a computed value: a NaN result is stored as the type's default quiet
+// NaN (positive, no payload), so which NaN operand an addition propagated - it depends on the
+// kernel shape and the compiler's operand order - never shows in the bits; any other value as
+// store_from (one rounding). The element-moving kernels copy bits instead.
+template <typename T, typename W>
+inline void store_result(T* p, W v) {
+  if (v != v) v = std::numeric_limits<W>::quiet_NaN();
+  store_from(p, v);
+}
 
 // Premultiplied alpha, in the accumulation type W: element `e` of a run of pixels of `channels`
 // elements as a premultiplying load sees it (colour times its pixel's alpha; alpha itself)...

@@ -43,7 +43,7 @@ void vertical_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64
         const Tin* x = src_plane + (t.index[e] - a.index_bias) * s.inner + i0;
         for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + w * load_as<W>(x + i);
       }
-      for (int64_t i = 0; i < n; ++i) store_from(out + i0 + i, acc[i]);
+      for (int64_t i = 0; i < n; ++i) store_result(out + i0 + i, acc[i]);
     }
   }
 }
@@ -59,7 +59,7 @@ void horizontal_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int
     const Tin* x = src + o * s.src_len;
     Tout* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; ++r) {
-      store_from(out + r, horizontal_output(p.table, r, x, p.consecutive_taps));
+      store_result(out + r, horizontal_output(p.table, r, x, p.consecutive_taps));
     }
   }
 }
@@ -118,7 +118,7 @@ void runs_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64_t b
         const int64_t c = (i0 + i) % channels;
         W v = acc[i];
         if (a.unpremultiply && c != channels - 1) v = unpremultiplied(v, acc[i - c + channels - 1]);
-        store_from(out + i0 + i, v);
+        store_result(out + i0 + i, v);
       }
     }
   }

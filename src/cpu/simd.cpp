@@ -10,6 +10,7 @@
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "core/dtype.hpp"
@@ -69,9 +70,15 @@ HWY_INLINE VF load(DF d, const uint16_t* p) {
 
 // ---- stores: Lanes(d) elements, rounded once -------------------------------------------------
 
-HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(v, d, p); }
+// A NaN result becomes the default quiet NaN (kernels.hpp, store_result).
+HWY_INLINE VF canonical(VF v, DF d) {
+  return hn::IfThenElse(hn::IsNaN(v), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), v);
+}
 
-HWY_INLINE void store(VF v, DF /* d */, BFloat16* p) {
+HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(canonical(v, d), d, p); }
+
+HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
+  const VF v = canonical(v_any, d);
   const hn::Rebind<uint16_t, DF> du16;
   const hn::Rebind<uint32_t, DF> du32;
   const hn::Rebind<int32_t, DF> di32;
@@ -85,7 +92,8 @@ HWY_INLINE void store(VF v, DF /* d */, BFloat16* p) {
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, reinterpret_cast<uint16_t*>(p));
 }
 
-HWY_INLINE void store(VF v, DF d, Half* p) {
+HWY_INLINE void store(VF v_any, DF d, Half* p) {
+  const VF v = canonical(v_any, d);
 #if UPSAMPLE_F16C
   const hn::Rebind<hwy::float16_t, DF> df16;
   hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
@@ -123,11 +131,11 @@ HWY_INLINE void store(VF v, DF d, uint16_t* p) {
 template <typename T>
 HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    hn::BlendedStore(v, hn::FirstN(d, n), d, p);
+    hn::BlendedStore(canonical(v, d), hn::FirstN(d, n), d, p);
   } else {
     HWY_ALIGN float buf[hn::MaxLanes(DF())];
     hn::Store(v, d, buf);
-    for (size_t i = 0; i < n; ++i) store_from(p + i, buf[i]);
+    for (size_t i = 0; i < n; ++i) store_result(p + i, buf[i]);
   }
 }
 
@@ -155,7 +163,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     Tout* out = dst + item * s.inner;
     const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
     if (e0 == e1) {
-      for (int64_t i = 0; i < s.inner; ++i) store_from(out + i, 0.0f);
+      for (int64_t i = 0; i < s.inner; ++i) store_result(out + i, 0.0f);
       continue;
     }
     const Tin* x0 = plane + (t.index[e0] - a.index_bias) * s.inner;
@@ -169,7 +177,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       }
       if constexpr (kStream) {
         if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
-          hn::Stream(acc, d, out + i);
+          hn::Stream(canonical(acc, d), d, out + i);
           continue;
         }
       }
@@ -180,7 +188,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       for (int64_t e = e0 + 1; e < e1; ++e) {
         acc = acc + t.weight[e] * load_as<float>(plane + (t.index[e] - a.index_bias) * s.inner + i);
       }
-      store_from(out + i, acc);
+      store_result(out + i, acc);
     }
   }
   if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
@@ -234,7 +242,7 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
         // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
         // arithmetic as the vector paths, so the choice never changes a bit.
         for (int64_t j = r; j < std::min(r + lanes, s.rows); ++j) {
-          store_from(out + j, horizontal_output(p.table, j, x, p.consecutive_taps));
+          store_result(out + j, horizontal_output(p.table, j, x, p.consecutive_taps));
         }
         continue;
       }

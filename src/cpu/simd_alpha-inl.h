@@ -84,7 +84,7 @@ void vertical_alpha(const PassArgs<float>& a, const void* src_v, void* dst_v, in
       if (a.unpremultiply && c != static_cast<int64_t>(C) - 1) {
         v = unpremultiplied(v, tail[k - c + static_cast<int64_t>(C) - 1]);
       }
-      store_from(out + i + k, v);
+      store_result(out + i + k, v);
     }
   }
 }

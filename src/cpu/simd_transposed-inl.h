@@ -99,7 +99,7 @@ HWY_INLINE void transpose_outputs_out(DF d, const float* outs, int64_t r0, int64
     for (size_t l = 0; l < live; ++l) store(out[l], d, rows[l] + r);
   }
   for (; r < r1; ++r) {
-    for (size_t l = 0; l < live; ++l) store_from(rows[l] + r, outs[(r - r0) * L + l]);
+    for (size_t l = 0; l < live; ++l) store_result(rows[l] + r, outs[(r - r0) * L + l]);
   }
 }
 
@@ -168,7 +168,7 @@ void transposed_rows_scalar(const PassArgs<float>& a, const AxisTable<float>& t,
     if (a.unpremultiply && (r - r0) % channels != channels - 1) {
       v = unpremultiplied(v, acc[r - r0 - (r - r0) % channels + channels - 1]);
     }
-    store_from(out + r, v);
+    store_result(out + r, v);
   }
 }
 
