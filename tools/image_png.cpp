@@ -1,16 +1,11 @@
-// PNG: read through libpng, streamed from the file straight into the image buffer (palette, low
-// bit depths and tRNS expanded, 16-bit samples kept and byte-swapped to native order,
-// interlacing undone), with the iCCP profile and the eXIf orientation. Written here, around
-// zlib: each row gets the filter (none, up, sub or paeth) whose bytes are closest to zero in
-// total, and the rows go through one zlib stream at the chosen level with the Z_FILTERED
-// strategy and memLevel 9 -- the same choices as Pillow's PNG encoder, so that at level 6 the
-// compressed data is the same bytes as Pillow's default Image.save, and the file no larger
-// (fewer, larger IDAT chunks: up to 256 KiB each).
+// PNG reading (open_png): through libpng, streamed from the file straight into the image buffer
+// (palette, low bit depths and tRNS expanded, 16-bit samples kept and byte-swapped to native
+// order, interlacing undone), with the iCCP profile and the eXIf orientation. PNG writing is
+// tools/image_png_write.cpp.
 //
 // libpng reports errors by longjmp: every function below that calls setjmp holds only trivially
 // destructible locals, so a longjmp out of libpng skips no destructor.
 #include <png.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <csetjmp>
@@ -165,88 +160,6 @@ class PngSource final : public ImageSource {
   bool decoded_ = false;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Writing: our own chunks around zlib.
-
-// Bytes of a filtered row counted by the filter choice: each byte as a signed distance from 0.
-uint64_t distance(const uint8_t* v, size_t n) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += v[i] < 128 ? v[i] : 256 - v[i];
-  return sum;
-}
-
-// The row `cur` (previous row `prev`, all zero above the first) filtered with each PNG filter
-// into out[1..n] (out[0] = the filter type); returns the filter that gives the least total
-// distance from zero, trying none, up, sub, then paeth (average is not tried) and keeping the
-// first of equals.
-const uint8_t* choose_filter(const uint8_t* cur, const uint8_t* prev, size_t n, size_t bpp,
-                             uint8_t* none, uint8_t* up, uint8_t* sub, uint8_t* paeth) {
-  const uint8_t* best = none;
-  uint64_t best_sum = distance(none + 1, n);
-  if (best_sum > 0) {
-    for (size_t i = 0; i < n; ++i) up[1 + i] = static_cast<uint8_t>(cur[i] - prev[i]);
-    if (const uint64_t sum = distance(up + 1, n); sum < best_sum) {
-      best = up;
-      best_sum = sum;
-    }
-  }
-  if (best_sum > 0) {
-    for (size_t i = 0; i < bpp; ++i) sub[1 + i] = cur[i];
-    for (size_t i = bpp; i < n; ++i) sub[1 + i] = static_cast<uint8_t>(cur[i] - cur[i - bpp]);
-    if (const uint64_t sum = distance(sub + 1, n); sum < best_sum) {
-      best = sub;
-      best_sum = sum;
-    }
-  }
-  if (best_sum > 0) {
-    for (size_t i = 0; i < bpp; ++i) paeth[1 + i] = static_cast<uint8_t>(cur[i] - prev[i]);
-    for (size_t i = bpp; i < n; ++i) {
-      const int a = cur[i - bpp], b = prev[i], c = prev[i - bpp];
-      const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
-      const int predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      paeth[1 + i] = static_cast<uint8_t>(cur[i] - predictor);
-    }
-    if (distance(paeth + 1, n) < best_sum) best = paeth;
-  }
-  return best;
-}
-
-class ChunkWriter {
- public:
-  explicit ChunkWriter(std::FILE* file) : file_(file) {}
-  bool put(const char* type, const uint8_t* data, size_t n) {
-    uint8_t head[8];
-    be32(head, static_cast<uint32_t>(n));
-    std::memcpy(head + 4, type, 4);
-    uint32_t crc = static_cast<uint32_t>(crc32(0, head + 4, 4));
-    if (n > 0) crc = static_cast<uint32_t>(crc32(crc, data, static_cast<uInt>(n)));
-    uint8_t tail[4];
-    be32(tail, crc);
-    return ok_ = ok_ && std::fwrite(head, 1, 8, file_) == 8 &&
-                 (n == 0 || std::fwrite(data, 1, n, file_) == n) &&
-                 std::fwrite(tail, 1, 4, file_) == 4;
-  }
-  bool ok() const { return ok_; }
-  static void be32(uint8_t* p, uint32_t v) {
-    p[0] = static_cast<uint8_t>(v >> 24);
-    p[1] = static_cast<uint8_t>(v >> 16);
-    p[2] = static_cast<uint8_t>(v >> 8);
-    p[3] = static_cast<uint8_t>(v);
-  }
-
- private:
-  std::FILE* file_;
-  bool ok_ = true;
-};
-
-struct ZStream {
-  z_stream z{};
-  bool open = false;
-  ~ZStream() {
-    if (open) deflateEnd(&z);
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<ImageSource> open_png(const std::string& path, std::FILE* file,
@@ -254,101 +167,6 @@ std::unique_ptr<ImageSource> open_png(const std::string& path, std::FILE* file,
   auto source = std::make_unique<PngSource>(path, file);
   if (!source->open(error)) return nullptr;
   return source;
-}
-
-bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, std::FILE* file,
-                std::string* error) {
-  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  static const uint8_t kColorType[5] = {0, 0, 4, 2, 6};
-  const size_t sample_bytes = image.bits / 8;
-  const size_t bpp = image.channels * sample_bytes;
-  const size_t n = bpp * static_cast<size_t>(image.width);
-  ChunkWriter out(file);
-  if (std::fwrite(kSignature, 1, 8, file) != 8) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  uint8_t ihdr[13];
-  ChunkWriter::be32(ihdr, static_cast<uint32_t>(image.width));
-  ChunkWriter::be32(ihdr + 4, static_cast<uint32_t>(image.height));
-  ihdr[8] = static_cast<uint8_t>(image.bits);
-  ihdr[9] = kColorType[image.channels];
-  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, not interlaced
-  out.put("IHDR", ihdr, sizeof ihdr);
-  if (!icc.empty()) {  // name, NUL, compression method 0, the zlib-compressed profile
-    uLongf size = compressBound(static_cast<uLong>(icc.size()));
-    std::vector<uint8_t> chunk(13 + size);
-    std::memcpy(chunk.data(), "ICC profile\0\0", 13);
-    if (compress2(chunk.data() + 13, &size, icc.data(), static_cast<uLong>(icc.size()),
-                  Z_DEFAULT_COMPRESSION) != Z_OK) {
-      *error = "cannot compress the ICC profile";
-      return false;
-    }
-    out.put("iCCP", chunk.data(), 13 + size);
-  }
-  // The image data: one zlib stream (level `level`, Z_FILTERED, 32 KiB window, memLevel 9),
-  // fed one filtered row at a time, written as IDAT chunks of up to 256 KiB.
-  ZStream zs;
-  if (deflateInit2(&zs.z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) {
-    *error = "cannot start zlib";
-    return false;
-  }
-  zs.open = true;
-  std::vector<uint8_t> rows(6 * (n + 1), 0);
-  uint8_t* prev = rows.data();  // n bytes (zero above the first row)
-  uint8_t* cur = prev + (n + 1);
-  uint8_t* none = cur + (n + 1);  // none[1..n] is the current row, as stored in the file
-  uint8_t* up = none + (n + 1);
-  uint8_t* sub = up + (n + 1);
-  uint8_t* paeth = sub + (n + 1);
-  none[0] = 0;
-  up[0] = 2;
-  sub[0] = 1;
-  paeth[0] = 4;
-  std::vector<uint8_t> idat(256 * 1024);
-  zs.z.next_out = idat.data();
-  zs.z.avail_out = static_cast<uInt>(idat.size());
-  auto drain = [&](int flush) {
-    for (;;) {
-      const int rc = deflate(&zs.z, flush);
-      if (rc == Z_STREAM_ERROR) return false;
-      if (zs.z.avail_out == 0 || (flush == Z_FINISH && rc == Z_STREAM_END)) {
-        const size_t filled = idat.size() - zs.z.avail_out;
-        if (filled > 0) out.put("IDAT", idat.data(), filled);
-        zs.z.next_out = idat.data();
-        zs.z.avail_out = static_cast<uInt>(idat.size());
-        if (flush == Z_FINISH && rc == Z_STREAM_END) return out.ok();
-        continue;
-      }
-      if (zs.z.avail_in == 0 && flush != Z_FINISH) return out.ok();
-    }
-  };
-  for (int y = 0; y < image.height; ++y) {
-    const uint8_t* row = image.data.data() + static_cast<size_t>(y) * n;
-    if (sample_bytes == 2) {  // big-endian samples
-      for (size_t i = 0; i < n; i += 2) {
-        uint16_t v;
-        std::memcpy(&v, row + i, 2);
-        cur[i] = static_cast<uint8_t>(v >> 8);
-        cur[i + 1] = static_cast<uint8_t>(v & 0xFF);
-      }
-    } else {
-      std::memcpy(cur, row, n);
-    }
-    std::memcpy(none + 1, cur, n);
-    const uint8_t* best = choose_filter(cur, prev, n, bpp, none, up, sub, paeth);
-    zs.z.next_in = const_cast<Bytef*>(best);
-    zs.z.avail_in = static_cast<uInt>(n + 1);
-    if (!drain(Z_NO_FLUSH)) break;
-    std::swap(prev, cur);
-  }
-  if (!out.ok() || !drain(Z_FINISH)) {
-    *error = out.ok() ? "zlib failed" : std::strerror(errno);
-    return false;
-  }
-  out.put("IEND", nullptr, 0);
-  if (!out.ok()) *error = std::strerror(errno);
-  return out.ok();
 }
 
 }  // namespace upsample::cli

@@ -5,6 +5,10 @@
   gray + alpha, RGB and RGBA as each format stores them; files written by Pillow read by the tool
   and files written by the tool read by Pillow (and 16-bit files by the PNG codec of
   test_cli_tools.py); JPEG decoding is the same libjpeg-turbo as Pillow's, so bit-exact;
+- PNG writing: no larger than Pillow's default save (photo-like RGB, RGBA, gray, gray + alpha,
+  16-bit gray, gradients, the demo's contact sheet), every pixel read back by Pillow, libpng
+  (OpenCV), libvips and the zlib-based codec of test_cli_tools.py, whatever the number of strips
+  (threads), and at every --png-level;
 - EXIF orientations 1-8 in JPEG (APP1), PNG (eXIf), WebP (EXIF) and TIFF (the orientation tag):
   the pixels after autorotation equal Pillow's ImageOps.exif_transpose, --size follows the
   displayed size, --no-autorotate keeps the stored pixels;
@@ -50,6 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
 
 CLI = tools.CLI
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
 FAST_PSNR_DB = 40.0
@@ -230,53 +235,105 @@ def check_round_trips():
         report(0 <= d <= 1, "CMYK JPEG as RGB within 1 of Pillow's conversion (max %d)" % d)
 
 
-def png_idat(path):
-    """The concatenated IDAT data of a PNG file, and its chunk types in order."""
-    with open(path, "rb") as f:
-        data = f.read()
-    pos, idat, kinds = 8, b"", []
+def png_chunks(data):
+    """The chunks of a PNG file's bytes: (type, data) in order."""
+    pos, chunks = 8, []
     while pos < len(data):
         n = int.from_bytes(data[pos:pos + 4], "big")
-        kinds.append(data[pos + 4:pos + 8])
-        if kinds[-1] == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
+        chunks.append((data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]))
         pos += 12 + n
-    return idat, kinds
+    return chunks
 
 
-def check_png_size_against_pillow():
-    """Default PNGs: the same compressed data as Pillow's default Image.save, in no more bytes."""
+def read_back(label, path, want):
+    """`path` (a PNG the tool wrote) read by Pillow, by the test's own codec (zlib, every CRC
+    checked), by libpng (OpenCV's reader) and by libvips: every one gives `want` exactly."""
+    want = as_hwc(want)
+    c = want.shape[2]
+    if want.dtype == np.uint8 or c == 1:  # Pillow has no 16-bit colour modes
+        same(label + ", read by Pillow", pil_array(path), want)
+    same(label + ", read by the test's PNG codec", tools.png_read(path)[0], want)
+    try:
+        import cv2
+    except ImportError:
+        return report(False, "%s: OpenCV (python3-opencv, installed by ./dev) is missing" % label)
+    got = as_hwc(cv2.imread(path, cv2.IMREAD_UNCHANGED))
+    bgr = np.concatenate([want[:, :, :1]] * 3 + [want[:, :, 1:]], 2) if c == 2 else want
+    bgr = bgr[:, :, [2, 1, 0, 3][:bgr.shape[2]]] if bgr.shape[2] >= 3 else bgr
+    same(label + ", read by libpng (OpenCV)", got, bgr)
+    if shutil.which("vips") is None:
+        return report(False, "%s: vips (libvips-tools, installed by ./dev) is missing" % label)
+    p = subprocess.run(["vips", "rawsave", path, path + ".raw"], capture_output=True, text=True)
+    if report(p.returncode == 0, "%s: vips rawsave: %r" % (label, p.stderr)):
+        raw = np.fromfile(path + ".raw", want.dtype).reshape(want.shape)
+        same(label + ", read by libvips", raw, want)
+
+
+def check_png_writing():
+    """The tool's PNGs: no larger than Pillow's default save, and read back exactly by Pillow,
+    libpng, libvips and zlib; the same pixels whatever the number of strips (threads)."""
+    contact = pil_array(os.path.join(SOURCE_DIR, "docs", "images", "contact_sheet.png"))
+    rng = np.random.default_rng(95)
     cases = [("photo", photo(300, 400, seed=90)),
              ("gradient", np.stack(np.mgrid[0:240, 0:320], -1)[:, :, [1, 0, 0]]
+              .astype(np.uint8)),
+             ("large gradient", np.stack(np.mgrid[0:1500, 0:2000] // 8, -1)[:, :, [1, 0, 1]]
               .astype(np.uint8)),
              ("rgba", np.concatenate([photo(200, 300, seed=91),
                                       np.full((200, 300, 1), 200, np.uint8)], 2)),
              ("gray", photo(150, 200, seed=92)[:, :, 0]),
+             ("gray + alpha", np.stack([photo(150, 200, seed=96)[:, :, 0],
+                                        photo(150, 200, seed=97)[:, :, 1]], 2)),
              ("gray16", (photo(150, 200, seed=93)[:, :, 0].astype(np.uint16) * 257 +
-                         np.arange(200, dtype=np.uint16)[None, :]))]
+                         np.arange(200, dtype=np.uint16)[None, :])),
+             ("contact sheet", contact),
+             ("large photo", photo(1200, 1600, seed=98))]
     for name, img in cases:
         tools.png_write(tmp("sz_in.png"), img)
         Image.fromarray(img).save(tmp("sz_pil.png"))
         if resize("PNG size " + name, tmp("sz_in.png"), tmp("sz_us.png"), "--scale", "1",
                   "--mode", "nearest"):
             ours, pil = os.path.getsize(tmp("sz_us.png")), os.path.getsize(tmp("sz_pil.png"))
-            (ours_idat, kinds), (pil_idat, _) = png_idat(tmp("sz_us.png")), png_idat(tmp("sz_pil.png"))
-            report(ours_idat == pil_idat, "PNG %s: the same compressed data as Pillow's (%d and %d "
-                   "bytes)" % (name, len(ours_idat), len(pil_idat)))
-            report(ours <= pil, "PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            info("PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            report(ours <= pil, "PNG %s: %d bytes, Pillow %d" % (name, ours, pil))
+            with open(tmp("sz_us.png"), "rb") as f:
+                kinds = [k for k, _ in png_chunks(f.read())]
             report(kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and
                    set(kinds[1:-1]) == {b"IDAT"}, "PNG %s: chunks %s" % (name, kinds))
-            same("PNG %s: Pillow reads the pixels back" % name, pil_array(tmp("sz_us.png")), img)
+            read_back("PNG " + name, tmp("sz_us.png"), img)
+    # Strips: the image data compressed in pieces by several threads, joined into one zlib
+    # stream. Different streams for different thread counts, the same pixels.
+    img = np.concatenate([photo(900, 700, seed=99), rng.integers(0, 256, (900, 700, 1),
+                                                                 dtype=np.uint8)], 2)
+    tools.png_write(tmp("st_in.png"), img)
+    streams = {}
+    for threads in (1, 2, 3, 8):
+        out = tmp("st%d.png" % threads)
+        if resize("%d threads" % threads, tmp("st_in.png"), out, "--scale", "1", "--mode",
+                  "nearest", "--threads", str(threads)):
+            with open(out, "rb") as f:
+                streams[threads] = b"".join(d for k, d in png_chunks(f.read()) if k == b"IDAT")
+            read_back("PNG of %d threads" % threads, out, img)
+    report(len(set(streams.values())) == 4, "1, 2, 3 and 8 threads write 4 different streams "
+           "(%s bytes)" % [len(v) for v in streams.values()])
+    rows16 = rng.integers(0, 65536, (70, 90, 3), dtype=np.uint16)
+    for c in (2, 3, 4):  # 16-bit colour: no Pillow mode to compare sizes with
+        tools.png_write(tmp("w16.png"), rows16[:, :, :c])
+        if resize("16-bit %s" % PIL_MODES[c], tmp("w16.png"), tmp("w16_out.png"), "--scale",
+                  "1", "--mode", "nearest"):
+            read_back("PNG 16-bit %s" % PIL_MODES[c], tmp("w16_out.png"), rows16[:, :, :c])
     sizes = {}
     src = photo(300, 400, seed=94)
     tools.png_write(tmp("lv.png"), src)
-    for level in (0, 1, 9):
+    for level in range(10):
         if resize("--png-level %d" % level, tmp("lv.png"), tmp("lv%d.png" % level), "--scale",
                   "1", "--mode", "nearest", "--png-level", str(level)):
             sizes[level] = os.path.getsize(tmp("lv%d.png" % level))
             same("--png-level %d is lossless" % level, pil_array(tmp("lv%d.png" % level)), src)
-    report(len(sizes) == 3 and sizes[9] < sizes[1] < sizes[0], "--png-level 9 < 1 < 0 in bytes: "
-           "%s" % sizes)
+    Image.fromarray(src).save(tmp("lv_pil.png"))
+    report(len(sizes) == 10 and sizes[9] <= sizes[6] <= os.path.getsize(tmp("lv_pil.png")) and
+           sizes[6] < sizes[1] < sizes[0], "--png-level 9 <= 6 <= Pillow's and 6 < 1 < 0 in "
+           "bytes: %s" % sizes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -727,7 +784,7 @@ def main():
     TMP = tempfile.mkdtemp(prefix="upsample_cli_images_")
     tools.TMP = TMP
     try:
-        for check in [check_round_trips, check_png_size_against_pillow, check_orientation,
+        for check in [check_round_trips, check_png_writing, check_orientation,
                       check_icc, check_decode_errors, check_pixels, check_fast, check_folders,
                       check_progress, check_interrupt]:
             try:

@@ -1,0 +1,422 @@
+// PNG writing (encode_png): the chunks written here around the image data, which is filtered
+// row by row (tools/png_filters.hpp) and compressed, on `threads` threads, in one of two ways
+// chosen by how compressible the filtered rows look (the order-0 entropy of the bytes of every
+// kSampleStep-th row):
+//
+// - Photographs and other noisy images (kNoisyBits bits per byte or more): libdeflate's
+//   near-optimal parser (level 10 at --png-level 6) over the five-filter rows, in horizontal
+//   strips compressed at the same time. zlib is slow on such data (long hash chains of short
+//   matches): on a resized photograph it takes 2.3 times libdeflate's CPU time for 10% more
+//   bytes, on raw sensor-like noise about as long for 3% more (bench/images/README.md).
+// - Drawings, screenshots, flat synthetic images (below kNoisyBits): two candidates compressed
+//   at the same time, the smaller one written: Pillow's own stream (its four-filter choice
+//   through zlib at the same level, Z_FILTERED, memLevel 9: the same bytes as Pillow's default
+//   Image.save at level 6), and libdeflate's level 6 over the five-filter rows (usually 5-15%
+//   smaller; zlib is fast on such data, libdeflate faster).
+//
+// With --png-level 6 (the default) the file is therefore never larger than Pillow's default
+// save for the second kind (by construction), and for the first kind measured 2.5-10% smaller.
+// Levels 0-5 use libdeflate's levels 0-5 in strips whatever the image (0: stored; faster,
+// larger files); 7-9 are like 6 with libdeflate's levels 11, 12, 12 and zlib's 7-9
+// (kDeflateLevel).
+//
+// Strips: libdeflate compresses whole buffers into complete deflate streams, the last block of
+// each marked final, and PNG's image data is one zlib stream. So the strips are joined as
+// zlib's Z_SYNC_FLUSH would join them (RFC 1951, 3.2.3 and 3.2.4): every strip but the last has
+// its final-block bit cleared and an empty stored block appended, which ends it on a byte
+// boundary where the next strip's blocks begin; the zlib header and the Adler-32 of all the
+// filtered rows go around them. Each strip starts with an empty window and new codes, a few
+// hundred bytes, so there are only kStripsPerThread per thread (two, so that a thread slowed by
+// other work on the machine leaves its second strip to the others), each of at least
+// kMinStripBytes.
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "image_codecs.hpp"
+#include "png_filters.hpp"
+
+namespace upsample::cli {
+namespace {
+
+// libdeflate's level for each --png-level 0-9 on noisy images (and on every image below 6),
+// and on the others.
+constexpr int kDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 10, 11, 12, 12};
+constexpr int kFlatDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 6, 11, 12, 12};
+// Filtered rows of at least this order-0 entropy (bits per byte) count as noisy.
+constexpr double kNoisyBits = 2.0;
+
+constexpr size_t kMinStripBytes = size_t{256} << 10;
+constexpr size_t kStripsPerThread = 2;
+constexpr size_t kIdatBytes = size_t{256} << 10;  // the largest IDAT chunk written
+
+void be32(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v >> 24);
+  p[1] = static_cast<uint8_t>(v >> 16);
+  p[2] = static_cast<uint8_t>(v >> 8);
+  p[3] = static_cast<uint8_t>(v);
+}
+
+class ChunkWriter {
+ public:
+  explicit ChunkWriter(std::FILE* file) : file_(file) {}
+  bool put(const char* type, const uint8_t* data, size_t n) {
+    uint8_t head[8];
+    be32(head, static_cast<uint32_t>(n));
+    std::memcpy(head + 4, type, 4);
+    uint32_t crc = libdeflate_crc32(0, head + 4, 4);
+    if (n > 0) crc = libdeflate_crc32(crc, data, n);
+    uint8_t tail[4];
+    be32(tail, crc);
+    return ok_ = ok_ && std::fwrite(head, 1, 8, file_) == 8 &&
+                 (n == 0 || std::fwrite(data, 1, n, file_) == n) &&
+                 std::fwrite(tail, 1, 4, file_) == 4;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  std::FILE* file_;
+  bool ok_ = true;
+};
+
+// Runs task(0) .. task(count - 1) on up to `threads` threads (this one included), each thread
+// taking the next index when done with one.
+void run_parallel(size_t count, int threads, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next++; i < count; i = next++) task(i);
+  };
+  std::vector<std::jthread> helpers;
+  for (int t = 1; t < threads && static_cast<size_t>(t) < count; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads to be had: fewer do it
+      break;
+    }
+  }
+  work();
+}
+
+// Splits `rows` rows into at most `parts` ranges of at least `min_rows` rows (one at least):
+// the first row of each range, and `rows` at the end.
+std::vector<size_t> split_rows(size_t rows, size_t parts, size_t min_rows) {
+  parts = std::clamp<size_t>(rows / std::max<size_t>(min_rows, 1), 1, std::max<size_t>(parts, 1));
+  std::vector<size_t> starts;
+  for (size_t i = 0; i <= parts; ++i) starts.push_back(rows * i / parts);
+  return starts;
+}
+
+struct Geometry {
+  size_t bpp, n, height;
+  size_t stride() const { return n + 1; }  // a filtered row: its filter type and n bytes
+};
+
+Geometry geometry(const Image& image) {
+  const size_t bpp = static_cast<size_t>(image.channels) * (image.bits / 8);
+  return {bpp, bpp * static_cast<size_t>(image.width), static_cast<size_t>(image.height)};
+}
+
+// Filters rows of an image, in any order, by one choice of filters.
+class RowFilter {
+ public:
+  RowFilter(const Image& image, PngFilterChoice choice)
+      : image_(image), choice_(choice), g_(geometry(image)), scratch_(7 * g_.n, 0) {}
+
+  // Row y filtered into out[0 .. stride).
+  void filter(size_t y, uint8_t* out) {
+    const uint8_t* prev = y == 0 ? scratch_.data() + 6 * g_.n : stored(y - 1);
+    filter_row(choice_, stored(y), prev, g_.n, g_.bpp, scratch_.data(), out);
+  }
+
+ private:
+  // The bytes of row y as PNG stores them: 8-bit rows as they are, 16-bit samples big-endian
+  // (converted into the slot of y's parity, so that rows y - 1 and y are both at hand).
+  const uint8_t* stored(size_t y) {
+    const uint8_t* row = image_.data.data() + y * g_.n;
+    if (image_.bits == 8) return row;
+    uint8_t* slot = scratch_.data() + (4 + y % 2) * g_.n;
+    if (held_[y % 2] != y) {
+      for (size_t i = 0; i < g_.n; i += 2) {
+        uint16_t v;
+        std::memcpy(&v, row + i, 2);
+        slot[i] = static_cast<uint8_t>(v >> 8);
+        slot[i + 1] = static_cast<uint8_t>(v & 0xFF);
+      }
+      held_[y % 2] = y;
+    }
+    return slot;
+  }
+
+  const Image& image_;
+  PngFilterChoice choice_;
+  Geometry g_;
+  std::vector<uint8_t> scratch_;  // 4 filter candidates, 2 big-endian rows, a row of zeros
+  size_t held_[2] = {SIZE_MAX, SIZE_MAX};
+};
+
+// The order-0 entropy, in bits per byte, of the five-filter rows 0, kSampleStep, 2 kSampleStep,
+// ... of `image`.
+constexpr size_t kSampleStep = 8;
+
+double sampled_entropy_bits(const Image& image) {
+  const Geometry g = geometry(image);
+  RowFilter filter(image, PngFilterChoice::kAllFive);
+  std::vector<uint8_t> row(g.stride());
+  std::array<uint64_t, 256> histogram{};
+  for (size_t y = 0; y < g.height; y += kSampleStep) {
+    filter.filter(y, row.data());
+    for (const uint8_t b : row) ++histogram[b];
+  }
+  double total = 0, bits = 0;
+  for (const uint64_t count : histogram) total += static_cast<double>(count);
+  for (const uint64_t count : histogram) {
+    if (count > 0)
+      bits -= static_cast<double>(count) * std::log2(static_cast<double>(count) / total);
+  }
+  return bits / total;
+}
+
+struct FreeCompressor {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+using Compressor = std::unique_ptr<libdeflate_compressor, FreeCompressor>;
+
+// Makes the raw deflate stream `stream` (complete blocks, the last one final, zero bits up to
+// its last byte's end, as libdeflate writes it) one that another stream can follow: the final
+// block's BFINAL bit cleared and an empty stored block appended. zlib's inflate, stopping at
+// every block boundary (Z_BLOCK), says where each block header starts (data_type: 128 at a
+// boundary, the low 3 bits unused in the last byte read) and where the stream ends.
+bool make_continuable(std::vector<uint8_t>* stream) {
+  z_stream z{};
+  if (inflateInit2(&z, -15) != Z_OK) return false;
+  uint8_t scratch[32768];
+  z.next_in = stream->data();
+  z.avail_in = static_cast<uInt>(stream->size());
+  // Bit offsets: of the last block header seen (the first one is at 0), and of the end of the
+  // final block (seen at the boundary after it, data_type 64: "the last block").
+  uint64_t final_header = 0, end = 0;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = scratch;
+    z.avail_out = sizeof scratch;
+    rc = inflate(&z, Z_BLOCK);
+    if (rc == Z_OK && (z.data_type & 128) != 0) {
+      const uint64_t at = uint64_t{z.total_in} * 8 - (z.data_type & 7);
+      ((z.data_type & 64) != 0 ? end : final_header) = at;
+    }
+  }
+  const uint64_t bits = uint64_t{stream->size()} * 8;
+  const bool whole = rc == Z_STREAM_END && z.total_in == stream->size() && end + 8 > bits;
+  inflateEnd(&z);
+  if (!whole) return false;
+  (*stream)[final_header / 8] &= static_cast<uint8_t>(~(1u << (final_header % 8)));
+  // The stored block's header (BFINAL 0, BTYPE 00) goes into the last byte's free (zero) bits
+  // when three are free, else into a new byte; then LEN 0 and NLEN 0xFFFF.
+  if (bits - end < 3) stream->push_back(0);
+  for (const uint8_t b : {0x00, 0x00, 0xFF, 0xFF}) stream->push_back(b);
+  return true;
+}
+
+struct Strip {
+  size_t first = 0, end = 0;
+  std::vector<uint8_t> deflated;
+  uint32_t adler = 1;  // of the filtered rows
+  std::string error;
+};
+
+// The strip's rows filtered by the five-filter choice and compressed by libdeflate at `level`:
+// a zlib stream when `alone`, else a raw deflate stream that another can follow unless it is the
+// image's last strip (make_continuable).
+void deflate_strip(const Image& image, int level, bool alone, Strip* strip) {
+  const Geometry g = geometry(image);
+  std::vector<uint8_t> rows((strip->end - strip->first) * g.stride());
+  RowFilter filter(image, PngFilterChoice::kAllFive);
+  for (size_t y = strip->first; y < strip->end; ++y) {
+    filter.filter(y, rows.data() + (y - strip->first) * g.stride());
+  }
+  strip->adler = libdeflate_adler32(1, rows.data(), rows.size());
+  const Compressor compressor(libdeflate_alloc_compressor(level));
+  if (!compressor) throw std::bad_alloc();
+  std::vector<uint8_t>& out = strip->deflated;
+  out.resize((alone ? libdeflate_zlib_compress_bound(compressor.get(), rows.size())
+                    : libdeflate_deflate_compress_bound(compressor.get(), rows.size())) +
+             8);
+  const size_t size = alone ? libdeflate_zlib_compress(compressor.get(), rows.data(), rows.size(),
+                                                       out.data(), out.size())
+                            : libdeflate_deflate_compress(compressor.get(), rows.data(),
+                                                          rows.size(), out.data(), out.size());
+  out.resize(size);
+  if (size == 0 || (!alone && strip->end < g.height && !make_continuable(&out))) {
+    strip->error = "libdeflate's compressed data did not read back whole";
+  }
+}
+
+// The zlib stream of the five-filter rows compressed by libdeflate at `level`, in up to
+// `max_strips` strips on `threads` threads (one strip: libdeflate's own zlib stream).
+bool deflate_strips(const Image& image, int level, int threads, size_t max_strips,
+                    std::vector<uint8_t>* zlib_stream, std::string* error) {
+  const Geometry g = geometry(image);
+  const std::vector<size_t> starts =
+      split_rows(g.height, max_strips, (kMinStripBytes + g.stride() - 1) / g.stride());
+  std::vector<Strip> strips(starts.size() - 1);
+  for (size_t i = 0; i < strips.size(); ++i) {
+    strips[i].first = starts[i];
+    strips[i].end = starts[i + 1];
+  }
+  const bool alone = strips.size() == 1;
+  run_parallel(strips.size(), threads, [&](size_t i) {
+    try {
+      deflate_strip(image, level, alone, &strips[i]);
+    } catch (const std::bad_alloc&) {
+      strips[i].error = "out of memory";
+    }
+  });
+  for (const Strip& strip : strips) {
+    if (!strip.error.empty()) {
+      *error = strip.error;
+      return false;
+    }
+  }
+  if (alone) {
+    *zlib_stream = std::move(strips[0].deflated);
+    return true;
+  }
+  const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+  uint8_t header[2] = {0x78, static_cast<uint8_t>(flevel << 6)};
+  header[1] = static_cast<uint8_t>(header[1] + 31 - (header[0] * 256 + header[1]) % 31);
+  zlib_stream->assign(header, header + 2);
+  uLong adler = 1;
+  for (Strip& strip : strips) {
+    zlib_stream->insert(zlib_stream->end(), strip.deflated.begin(), strip.deflated.end());
+    strip.deflated = std::vector<uint8_t>();
+    adler = adler32_combine(adler, strip.adler,
+                            static_cast<z_off_t>((strip.end - strip.first) * g.stride()));
+  }
+  uint8_t trailer[4];
+  be32(trailer, static_cast<uint32_t>(adler));
+  zlib_stream->insert(zlib_stream->end(), trailer, trailer + 4);
+  return true;
+}
+
+// Pillow's stream: its filter choice, through zlib at `level` with Z_FILTERED and memLevel 9.
+bool deflate_like_pillow(const Image& image, int level, std::vector<uint8_t>* zlib_stream,
+                         std::string* error) {
+  const Geometry g = geometry(image);
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) {
+    *error = "cannot start zlib";
+    return false;
+  }
+  RowFilter filter(image, PngFilterChoice::kPillow);
+  std::vector<uint8_t> row(g.stride());
+  zlib_stream->resize(deflateBound(&z, static_cast<uLong>(g.stride() * g.height)));
+  z.next_out = zlib_stream->data();
+  z.avail_out = static_cast<uInt>(zlib_stream->size());
+  int rc = Z_OK;
+  for (size_t y = 0; y < g.height && rc == Z_OK; ++y) {
+    filter.filter(y, row.data());
+    z.next_in = row.data();
+    z.avail_in = static_cast<uInt>(row.size());
+    rc = deflate(&z, y + 1 == g.height ? Z_FINISH : Z_NO_FLUSH);
+  }
+  zlib_stream->resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) *error = "zlib failed";
+  return rc == Z_STREAM_END;
+}
+
+// The zlib stream of the image data, chosen and compressed as the comment at the top says.
+bool compress_image_data(const Image& image, int level, int threads,
+                         std::vector<uint8_t>* zlib_stream, std::string* error) {
+  if (level < 6 || sampled_entropy_bits(image) >= kNoisyBits) {
+    return deflate_strips(image, kDeflateLevel[level], threads,
+                          kStripsPerThread * static_cast<size_t>(std::max(threads, 1)), zlib_stream,
+                          error);
+  }
+  // Two candidates at once: Pillow's stream (on a thread of its own when there are two) and
+  // libdeflate's of the five-filter rows.
+  std::vector<uint8_t> pillow;
+  std::string pillow_error;
+  bool pillow_ok = false;
+  const auto like_pillow = [&] {
+    try {
+      pillow_ok = deflate_like_pillow(image, level, &pillow, &pillow_error);
+    } catch (const std::bad_alloc&) {
+      pillow_error = "out of memory";
+    }
+  };
+  {
+    std::jthread helper;
+    if (threads > 1) {
+      try {
+        helper = std::jthread(like_pillow);
+      } catch (const std::system_error&) {  // no thread to be had: this one does both
+      }
+    }
+    if (!deflate_strips(image, kFlatDeflateLevel[level], 1, 1, zlib_stream, error)) return false;
+    if (!helper.joinable()) like_pillow();
+  }
+  if (!pillow_ok) {
+    *error = pillow_error;
+    return false;
+  }
+  if (pillow.size() < zlib_stream->size()) zlib_stream->swap(pillow);
+  return true;
+}
+
+}  // namespace
+
+bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, int threads,
+                std::FILE* file, std::string* error) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  static const uint8_t kColorType[5] = {0, 0, 4, 2, 6};
+  std::vector<uint8_t> zlib_stream;
+  if (!compress_image_data(image, std::clamp(level, 0, 9), threads, &zlib_stream, error)) {
+    return false;
+  }
+  ChunkWriter out(file);
+  if (std::fwrite(kSignature, 1, 8, file) != 8) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  uint8_t ihdr[13];
+  be32(ihdr, static_cast<uint32_t>(image.width));
+  be32(ihdr + 4, static_cast<uint32_t>(image.height));
+  ihdr[8] = static_cast<uint8_t>(image.bits);
+  ihdr[9] = kColorType[image.channels];
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, not interlaced
+  out.put("IHDR", ihdr, sizeof ihdr);
+  if (!icc.empty()) {  // name, NUL, compression method 0, the zlib-compressed profile
+    uLongf size = compressBound(static_cast<uLong>(icc.size()));
+    std::vector<uint8_t> chunk(13 + size);
+    std::memcpy(chunk.data(), "ICC profile\0\0", 13);
+    if (compress2(chunk.data() + 13, &size, icc.data(), static_cast<uLong>(icc.size()),
+                  Z_DEFAULT_COMPRESSION) != Z_OK) {
+      *error = "cannot compress the ICC profile";
+      return false;
+    }
+    out.put("iCCP", chunk.data(), 13 + size);
+  }
+  for (size_t at = 0; at < zlib_stream.size(); at += kIdatBytes) {
+    out.put("IDAT", zlib_stream.data() + at, std::min(kIdatBytes, zlib_stream.size() - at));
+  }
+  out.put("IEND", nullptr, 0);
+  if (!out.ok()) *error = std::strerror(errno);
+  return out.ok();
+}
+
+}  // namespace upsample::cli
