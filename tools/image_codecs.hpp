@@ -1,5 +1,5 @@
 // The codecs behind tools/image_io.hpp, one file per format, two for PNG: image_png.cpp
-// (libpng) and image_png_write.cpp (libdeflate and zlib), image_jpeg.cpp (libjpeg-turbo's
+// (libpng and ISA-L) and image_png_write.cpp (libdeflate), image_jpeg.cpp (libjpeg-turbo's
 // TurboJPEG API and a reader of the JPEG markers), image_webp.cpp (libwebp, its demux and mux
 // libraries), image_tiff.cpp (libtiff); and the EXIF orientation reader they share
 // (image_io.cpp).

@@ -1,5 +1,5 @@
 // Images for `upsample resize` and `upsample demo`: PNG, JPEG, WebP and TIFF files decoded and
-// encoded by the system codecs (libpng, libdeflate, libjpeg-turbo's TurboJPEG API,
+// encoded by the system codecs (libpng with ISA-L and libdeflate, libjpeg-turbo's TurboJPEG API,
 // libwebp, libtiff; tools/image_{png,png_write,jpeg,webp,tiff}.cpp), EXIF orientation, ICC
 // profiles, files written atomically (a temporary file renamed on success), and resampling an
 // image with the library (the samples as a channels-last [1, C, H, W] tensor).

@@ -45,6 +45,31 @@ void filter_paeth(const uint8_t* cur, const uint8_t* prev, size_t n, size_t bpp,
   }
 }
 
+// Undoing them: each byte depends on the unfiltered byte on its left, so the loops that read it
+// are sequential; kBpp as a constant lets the compiler keep the bpp chains in registers.
+template <size_t kBpp>
+void unfilter_left(uint8_t type, const uint8_t* f, const uint8_t* prev, size_t n, uint8_t* out) {
+  switch (type) {
+    case kPngFilterSub:
+      std::memcpy(out, f, kBpp);
+      for (size_t i = kBpp; i < n; ++i) out[i] = static_cast<uint8_t>(f[i] + out[i - kBpp]);
+      return;
+    case kPngFilterAverage:
+      for (size_t i = 0; i < kBpp; ++i) out[i] = static_cast<uint8_t>(f[i] + (prev[i] >> 1));
+      for (size_t i = kBpp; i < n; ++i) {
+        out[i] = static_cast<uint8_t>(f[i] + ((out[i - kBpp] + prev[i]) >> 1));
+      }
+      return;
+    default:  // paeth
+      for (size_t i = 0; i < kBpp; ++i) out[i] = static_cast<uint8_t>(f[i] + prev[i]);
+      for (size_t i = kBpp; i < n; ++i) {
+        out[i] =
+            static_cast<uint8_t>(f[i] + paeth_predictor(out[i - kBpp], prev[i], prev[i - kBpp]));
+      }
+      return;
+  }
+}
+
 }  // namespace
 
 void filter_row(PngFilterChoice choice, const uint8_t* cur, const uint8_t* prev, size_t n,
@@ -81,6 +106,45 @@ void filter_row(PngFilterChoice choice, const uint8_t* cur, const uint8_t* prev,
   }
   out[0] = best_type;
   std::memcpy(out + 1, best, n);
+}
+
+bool unfilter_row(uint8_t type, const uint8_t* filtered, const uint8_t* prev, size_t n, size_t bpp,
+                  uint8_t* out) {
+  switch (type) {
+    case kPngFilterNone:
+      std::memcpy(out, filtered, n);
+      return true;
+    case kPngFilterUp:
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(filtered[i] + prev[i]);
+      return true;
+    case kPngFilterSub:
+    case kPngFilterAverage:
+    case kPngFilterPaeth:
+      break;
+    default:
+      return false;
+  }
+  switch (bpp) {
+    case 1:
+      unfilter_left<1>(type, filtered, prev, n, out);
+      break;
+    case 2:
+      unfilter_left<2>(type, filtered, prev, n, out);
+      break;
+    case 3:
+      unfilter_left<3>(type, filtered, prev, n, out);
+      break;
+    case 4:
+      unfilter_left<4>(type, filtered, prev, n, out);
+      break;
+    case 6:
+      unfilter_left<6>(type, filtered, prev, n, out);
+      break;
+    default:
+      unfilter_left<8>(type, filtered, prev, n, out);
+      break;
+  }
+  return true;
 }
 
 }  // namespace upsample::cli

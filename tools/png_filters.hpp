@@ -1,8 +1,8 @@
 // PNG's row filters (https://www.w3.org/TR/png/#9Filters), one byte of type before each row
-// of the image data: chosen and applied when writing (tools/image_png_write.cpp). A row is the
-// n bytes of one image row as the file stores it (16-bit samples big-endian); `bpp` is the bytes
-// of one pixel (1, 2, 3, 4, 6 or 8), the distance to the byte "on the left"; the row above the
-// first one is all zero.
+// of the image data: chosen and applied when writing (tools/image_png_write.cpp), undone when
+// reading (tools/image_png.cpp). A row is the n bytes of one image row as the file stores it
+// (16-bit samples big-endian); `bpp` is the bytes of one pixel (1, 2, 3, 4, 6 or 8), the
+// distance to the byte "on the left"; the row above the first one is all zero.
 #pragma once
 
 #include <cstddef>
@@ -29,5 +29,10 @@ enum class PngFilterChoice {
 // by `choice`. `scratch` holds 4 * n bytes.
 void filter_row(PngFilterChoice choice, const uint8_t* cur, const uint8_t* prev, size_t n,
                 size_t bpp, uint8_t* scratch, uint8_t* out);
+
+// Undoes the filter `type` on the n bytes `filtered` into `out`, given the unfiltered row above
+// (`prev`). `out` may not overlap `filtered` or `prev`. Returns false when `type` is not 0-4.
+bool unfilter_row(uint8_t type, const uint8_t* filtered, const uint8_t* prev, size_t n, size_t bpp,
+                  uint8_t* out);
 
 }  // namespace upsample::cli
