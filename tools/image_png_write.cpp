@@ -27,8 +27,8 @@
 // boundary where the next strip's blocks begin; the zlib header and the Adler-32 of all the
 // filtered rows go around them. Each strip starts with an empty window and new codes, a few
 // hundred bytes, so there are only kStripsPerThread per thread (two, so that a thread slowed by
-// other work on the machine leaves its second strip to the others), each of at least
-// kMinStripBytes.
+// other work on the machine leaves its second strip to the others; one strip on one thread),
+// each of at least kMinStripBytes.
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -343,9 +343,8 @@ bool deflate_like_pillow(const Image& image, int level, std::vector<uint8_t>* zl
 bool compress_image_data(const Image& image, int level, int threads,
                          std::vector<uint8_t>* zlib_stream, std::string* error) {
   if (level < 6 || sampled_entropy_bits(image) >= kNoisyBits) {
-    return deflate_strips(image, kDeflateLevel[level], threads,
-                          kStripsPerThread * static_cast<size_t>(std::max(threads, 1)), zlib_stream,
-                          error);
+    const size_t strips = threads > 1 ? kStripsPerThread * static_cast<size_t>(threads) : 1;
+    return deflate_strips(image, kDeflateLevel[level], threads, strips, zlib_stream, error);
   }
   // Two candidates at once: Pillow's stream (on a thread of its own when there are two) and
   // libdeflate's of the five-filter rows.
