@@ -1,24 +1,25 @@
 // PNG writing (encode_png): the chunks written here around the image data, which is filtered
-// row by row (tools/png_filters.hpp) and compressed, on `threads` threads, in one of two ways
-// chosen by how compressible the filtered rows look (the order-0 entropy of the bytes of every
-// kSampleStep-th row):
+// row by row (tools/png_filters.hpp) and compressed on `threads` threads. At --png-level 6 (the
+// default) to 9 there are two candidates, and the smaller one is written:
 //
-// - Photographs and other noisy images (kNoisyBits bits per byte or more): libdeflate's
-//   near-optimal parser (level 10 at --png-level 6) over the five-filter rows, in horizontal
-//   strips compressed at the same time. zlib is slow on such data (long hash chains of short
-//   matches): on a resized photograph it takes 2.3 times libdeflate's CPU time for 10% more
-//   bytes, on raw sensor-like noise about as long for 3% more (bench/images/README.md).
-// - Drawings, screenshots, flat synthetic images (below kNoisyBits): two candidates compressed
-//   at the same time, the smaller one written: Pillow's own stream (its four-filter choice
-//   through zlib at the same level, Z_FILTERED, memLevel 9: the same bytes as Pillow's default
-//   Image.save at level 6), and libdeflate's level 6 over the five-filter rows (usually 5-15%
-//   smaller; zlib is fast on such data, libdeflate faster).
+// - Pillow's own stream: its four-filter choice through zlib at the same level, Z_FILTERED,
+//   memLevel 9 (the bytes of Pillow's default Image.save at level 6);
+// - libdeflate's stream of the five-filter rows, at a level that depends on how compressible
+//   the rows look (the order-0 entropy of every kSampleStep-th row): level 6 for flat images
+//   (drawings, screenshots: below kNoisyBits), 10, the first near-optimal one, for noisy ones
+//   (photographs), in horizontal strips compressed at the same time.
 //
-// With --png-level 6 (the default) the file is therefore never larger than Pillow's default
-// save for the second kind (by construction), and for the first kind measured 2.5-10% smaller.
-// Levels 0-5 use libdeflate's levels 0-5 in strips whatever the image (0: stored; faster,
-// larger files); 7-9 are like 6 with libdeflate's levels 11, 12, 12 and zlib's 7-9
-// (kDeflateLevel).
+// So the file is never larger than Pillow's. Pillow's stream is cheap on flat images, and on
+// noisy ones it costs about as much as libdeflate's (real photographs) or more than twice as
+// much (a resized synthetic photograph, bench/images/README.md), so on noisy images it is left
+// out when sample blocks of rows, each compressed both ways on its own, put libdeflate's below
+// kClearlySmaller of Pillow's (sampled_size_ratio). The sample overstated libdeflate's size on
+// every noisy image measured (by 0.2-11%), which is what makes the 2% margin safe. Pillow's
+// stream wins on images of few distinct levels (posterized, a few bits of noise), where the
+// average filter that libpng's heuristic picks scatters the values.
+//
+// Levels 0-5 write libdeflate's levels 0-5 in strips alone (0: stored; faster, larger files);
+// 7-9 use libdeflate's levels 11, 12, 12 and zlib's 7-9 (kDeflateLevel, kFlatDeflateLevel).
 //
 // Strips: libdeflate compresses whole buffers into complete deflate streams, the last block of
 // each marked final, and PNG's image data is one zlib stream. So the strips are joined as
@@ -39,8 +40,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <system_error>
@@ -59,6 +62,11 @@ constexpr int kDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 10, 11, 12, 12};
 constexpr int kFlatDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 6, 11, 12, 12};
 // Filtered rows of at least this order-0 entropy (bits per byte) count as noisy.
 constexpr double kNoisyBits = 2.0;
+// On noisy images, libdeflate's stream alone is written when sample blocks put it below this
+// fraction of Pillow's (sampled_size_ratio).
+constexpr double kClearlySmaller = 0.98;
+constexpr size_t kSampleBlockRows = 8;
+constexpr size_t kSampleFraction = 16;
 
 constexpr size_t kMinStripBytes = size_t{256} << 10;
 constexpr size_t kStripsPerThread = 2;
@@ -94,21 +102,32 @@ class ChunkWriter {
 };
 
 // Runs task(0) .. task(count - 1) on up to `threads` threads (this one included), each thread
-// taking the next index when done with one.
+// taking the next index when done with one. An exception from a task (the first one) is thrown
+// here once all threads are done.
 void run_parallel(size_t count, int threads, const std::function<void(size_t)>& task) {
   std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
   const auto work = [&] {
-    for (size_t i = next++; i < count; i = next++) task(i);
-  };
-  std::vector<std::jthread> helpers;
-  for (int t = 1; t < threads && static_cast<size_t>(t) < count; ++t) {
     try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {  // no more threads to be had: fewer do it
-      break;
+      for (size_t i = next++; i < count; i = next++) task(i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!failure) failure = std::current_exception();
     }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (int t = 1; t < threads && static_cast<size_t>(t) < count; ++t) {
+      try {
+        helpers.emplace_back(work);
+      } catch (const std::system_error&) {  // no more threads to be had: fewer do it
+        break;
+      }
+    }
+    work();
   }
-  work();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // Splits `rows` rows into at most `parts` ranges of at least `min_rows` rows (one at least):
@@ -278,13 +297,8 @@ bool deflate_strips(const Image& image, int level, int threads, size_t max_strip
     strips[i].end = starts[i + 1];
   }
   const bool alone = strips.size() == 1;
-  run_parallel(strips.size(), threads, [&](size_t i) {
-    try {
-      deflate_strip(image, level, alone, &strips[i]);
-    } catch (const std::bad_alloc&) {
-      strips[i].error = "out of memory";
-    }
-  });
+  run_parallel(strips.size(), threads,
+               [&](size_t i) { deflate_strip(image, level, alone, &strips[i]); });
   for (const Strip& strip : strips) {
     if (!strip.error.empty()) {
       *error = strip.error;
@@ -312,9 +326,10 @@ bool deflate_strips(const Image& image, int level, int threads, size_t max_strip
   return true;
 }
 
-// Pillow's stream: its filter choice, through zlib at `level` with Z_FILTERED and memLevel 9.
-bool deflate_like_pillow(const Image& image, int level, std::vector<uint8_t>* zlib_stream,
-                         std::string* error) {
+// Pillow's stream of rows [first, end): its filter choice, through zlib at `level` with
+// Z_FILTERED and memLevel 9.
+bool deflate_like_pillow(const Image& image, size_t first, size_t end, int level,
+                         std::vector<uint8_t>* zlib_stream, std::string* error) {
   const Geometry g = geometry(image);
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) {
@@ -323,15 +338,15 @@ bool deflate_like_pillow(const Image& image, int level, std::vector<uint8_t>* zl
   }
   RowFilter filter(image, PngFilterChoice::kPillow);
   std::vector<uint8_t> row(g.stride());
-  zlib_stream->resize(deflateBound(&z, static_cast<uLong>(g.stride() * g.height)));
+  zlib_stream->resize(deflateBound(&z, static_cast<uLong>(g.stride() * (end - first))));
   z.next_out = zlib_stream->data();
   z.avail_out = static_cast<uInt>(zlib_stream->size());
   int rc = Z_OK;
-  for (size_t y = 0; y < g.height && rc == Z_OK; ++y) {
+  for (size_t y = first; y < end && rc == Z_OK; ++y) {
     filter.filter(y, row.data());
     z.next_in = row.data();
     z.avail_in = static_cast<uInt>(row.size());
-    rc = deflate(&z, y + 1 == g.height ? Z_FINISH : Z_NO_FLUSH);
+    rc = deflate(&z, y + 1 == end ? Z_FINISH : Z_NO_FLUSH);
   }
   zlib_stream->resize(z.total_out);
   deflateEnd(&z);
@@ -339,23 +354,65 @@ bool deflate_like_pillow(const Image& image, int level, std::vector<uint8_t>* zl
   return rc == Z_STREAM_END;
 }
 
+// The ratio of the sizes of libdeflate's five-filter stream (at `deflate_level`) and Pillow's
+// (zlib at `zlib_level`) over sample blocks of kSampleBlockRows rows, about one row in
+// kSampleFraction, each compressed on its own.
+double sampled_size_ratio(const Image& image, int zlib_level, int deflate_level, int threads) {
+  const Geometry g = geometry(image);
+  const size_t blocks = std::max<size_t>(1, g.height / kSampleFraction / kSampleBlockRows);
+  std::vector<size_t> ours(blocks), pillow(blocks);
+  run_parallel(blocks, threads, [&](size_t b) {
+    Strip strip;
+    strip.first = std::min(g.height - kSampleBlockRows, (2 * b + 1) * g.height / (2 * blocks));
+    strip.end = strip.first + kSampleBlockRows;
+    deflate_strip(image, deflate_level, true, &strip);
+    std::vector<uint8_t> stream;
+    std::string error;
+    if (!strip.error.empty() ||
+        !deflate_like_pillow(image, strip.first, strip.end, zlib_level, &stream, &error)) {
+      throw std::bad_alloc();  // neither fails but for want of memory
+    }
+    ours[b] = strip.deflated.size();
+    pillow[b] = stream.size();
+  });
+  double ours_bytes = 0, pillow_bytes = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    ours_bytes += static_cast<double>(ours[b]);
+    pillow_bytes += static_cast<double>(pillow[b]);
+  }
+  return ours_bytes / pillow_bytes;
+}
+
+size_t strips_for(int threads) {
+  return threads > 1 ? kStripsPerThread * static_cast<size_t>(threads) : 1;
+}
+
 // The zlib stream of the image data, chosen and compressed as the comment at the top says.
 bool compress_image_data(const Image& image, int level, int threads,
                          std::vector<uint8_t>* zlib_stream, std::string* error) {
-  if (level < 6 || sampled_entropy_bits(image) >= kNoisyBits) {
-    const size_t strips = threads > 1 ? kStripsPerThread * static_cast<size_t>(threads) : 1;
-    return deflate_strips(image, kDeflateLevel[level], threads, strips, zlib_stream, error);
+  threads = std::max(threads, 1);
+  if (level < 6) {
+    return deflate_strips(image, kDeflateLevel[level], threads, strips_for(threads), zlib_stream,
+                          error);
   }
-  // Two candidates at once: Pillow's stream (on a thread of its own when there are two) and
-  // libdeflate's of the five-filter rows.
+  const bool flat = sampled_entropy_bits(image) < kNoisyBits;
+  const int deflate_level = (flat ? kFlatDeflateLevel : kDeflateLevel)[level];
+  if (!flat && geometry(image).height >= kSampleFraction * kSampleBlockRows &&
+      sampled_size_ratio(image, level, deflate_level, threads) < kClearlySmaller) {
+    return deflate_strips(image, deflate_level, threads, strips_for(threads), zlib_stream, error);
+  }
+  // Two candidates at once: Pillow's stream on a thread of its own (when there are two), and
+  // libdeflate's on the other threads.
   std::vector<uint8_t> pillow;
   std::string pillow_error;
   bool pillow_ok = false;
+  std::exception_ptr pillow_failure;
   const auto like_pillow = [&] {
     try {
-      pillow_ok = deflate_like_pillow(image, level, &pillow, &pillow_error);
-    } catch (const std::bad_alloc&) {
-      pillow_error = "out of memory";
+      pillow_ok =
+          deflate_like_pillow(image, 0, geometry(image).height, level, &pillow, &pillow_error);
+    } catch (...) {
+      pillow_failure = std::current_exception();
     }
   };
   {
@@ -366,9 +423,14 @@ bool compress_image_data(const Image& image, int level, int threads,
       } catch (const std::system_error&) {  // no thread to be had: this one does both
       }
     }
-    if (!deflate_strips(image, kFlatDeflateLevel[level], 1, 1, zlib_stream, error)) return false;
+    const int others = helper.joinable() ? threads - 1 : threads;
+    if (!deflate_strips(image, deflate_level, others, flat ? 1 : strips_for(others), zlib_stream,
+                        error)) {
+      return false;  // ~jthread joins the helper
+    }
     if (!helper.joinable()) like_pillow();
   }
+  if (pillow_failure) std::rethrow_exception(pillow_failure);
   if (!pillow_ok) {
     *error = pillow_error;
     return false;
