@@ -1,35 +1,41 @@
 // PNG writing (encode_png): the chunks written here around the image data, which is filtered
 // row by row (tools/png_filters.hpp) and compressed on `threads` threads. At --png-level 6 (the
-// default) to 9 there are two candidates, and the smaller one is written:
+// default) to 9 there are up to three candidates, and the smallest one is written:
 //
 // - Pillow's own stream: its four-filter choice through zlib at the same level, Z_FILTERED,
 //   memLevel 9 (the bytes of Pillow's default Image.save at level 6);
 // - libdeflate's stream of the five-filter rows, at a level that depends on how compressible
 //   the rows look (the order-0 entropy of every kSampleStep-th row): level 6 for flat images
 //   (drawings, screenshots: below kNoisyBits), 10, the first near-optimal one, for noisy ones
-//   (photographs), in horizontal strips compressed at the same time.
+//   (photographs), in horizontal strips compressed at the same time;
+// - on noisy images, zlib's Huffman coding alone of the five-filter rows, in strips: on
+//   photographs the matches are few and short, and coding the bytes alone is about as small as
+//   libdeflate's level 10 in a tenth of its time.
 //
-// So the file is never larger than Pillow's. Pillow's stream is cheap on flat images, and on
-// noisy ones it costs about as much as libdeflate's (real photographs) or more than twice as
-// much (a resized synthetic photograph, bench/images/README.md), so on noisy images it is left
-// out when sample blocks of rows, each compressed both ways on its own, put libdeflate's below
-// kClearlySmaller of Pillow's (sampled_size_ratio). The sample overstated libdeflate's size on
-// every noisy image measured (by 0.2-11%), which is what makes the 2% margin safe. Pillow's
-// stream wins on images of few distinct levels (posterized, a few bits of noise), where the
-// average filter that libpng's heuristic picks scatters the values.
+// So the file is never larger than Pillow's. Pillow's stream is cheap on flat images; on noisy
+// ones it costs about as much as libdeflate's (real photographs) or more than twice as much (a
+// resized synthetic photograph: bench/images/README.md). So on noisy images sample blocks of
+// rows are compressed each way first (sample_sizes: Pillow's with the 32 KiB before each block
+// as history, ours on their own), and at level 6 Huffman coding is written alone when the
+// sample puts it below kClearlySmaller of Pillow's; else, Pillow's stream is left out when the
+// sample puts libdeflate's below that. On the images measured the sample was off by at most 1%
+// towards ours for Huffman coding, and overstated libdeflate's share (but for 0.2% once), so
+// the 3% margin holds. Pillow's stream wins on images of few distinct levels (posterized, a few
+// bits of noise), where the average filter that libpng's heuristic picks scatters the values.
 //
 // Levels 0-5 write libdeflate's levels 0-5 in strips alone (0: stored; faster, larger files);
-// 7-9 use libdeflate's levels 11, 12, 12 and zlib's 7-9 (kDeflateLevel, kFlatDeflateLevel).
+// 7-9 use libdeflate's levels 11, 12, 12 and zlib's 7-9 (kDeflateLevel, kFlatDeflateLevel),
+// and never Huffman coding alone.
 //
 // Strips: libdeflate compresses whole buffers into complete deflate streams, the last block of
 // each marked final, and PNG's image data is one zlib stream. So the strips are joined as
 // zlib's Z_SYNC_FLUSH would join them (RFC 1951, 3.2.3 and 3.2.4): every strip but the last has
 // its final-block bit cleared and an empty stored block appended, which ends it on a byte
 // boundary where the next strip's blocks begin; the zlib header and the Adler-32 of all the
-// filtered rows go around them. Each strip starts with an empty window and new codes, a few
-// hundred bytes, so there are only kStripsPerThread per thread (two, so that a thread slowed by
-// other work on the machine leaves its second strip to the others; one strip on one thread),
-// each of at least kMinStripBytes.
+// filtered rows go around them (zlib's Huffman strips end with a real Z_SYNC_FLUSH). Each strip
+// starts with an empty window and new codes, a few hundred bytes, so there are only
+// kStripsPerThread per thread (two, so that a thread slowed by other work on the machine leaves
+// its second strip to the others; one strip on one thread), each of at least kMinStripBytes.
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -45,6 +51,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -62,9 +69,9 @@ constexpr int kDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 10, 11, 12, 12};
 constexpr int kFlatDeflateLevel[10] = {0, 1, 2, 3, 4, 5, 6, 11, 12, 12};
 // Filtered rows of at least this order-0 entropy (bits per byte) count as noisy.
 constexpr double kNoisyBits = 2.0;
-// On noisy images, libdeflate's stream alone is written when sample blocks put it below this
-// fraction of Pillow's (sampled_size_ratio).
-constexpr double kClearlySmaller = 0.98;
+// On noisy images, a stream of ours counts as clearly smaller than Pillow's when sample blocks
+// put it below this fraction of Pillow's (sample_sizes).
+constexpr double kClearlySmaller = 0.97;
 constexpr size_t kSampleBlockRows = 8;
 constexpr size_t kSampleFraction = 16;
 
@@ -250,17 +257,46 @@ bool make_continuable(std::vector<uint8_t>* stream) {
   return true;
 }
 
+// How a strip of five-filter rows is compressed: by libdeflate at `level`, or by zlib's
+// Huffman coding alone (no matches: on noisy photographs the matches are few and short, and
+// this takes a tenth of libdeflate's time for a stream about as small).
+struct Coder {
+  bool huffman_only = false;
+  int level = 6;  // libdeflate's
+};
+
 struct Strip {
   size_t first = 0, end = 0;
   std::vector<uint8_t> deflated;
   uint32_t adler = 1;  // of the filtered rows
-  std::string error;
 };
 
-// The strip's rows filtered by the five-filter choice and compressed by libdeflate at `level`:
-// a zlib stream when `alone`, else a raw deflate stream that another can follow unless it is the
-// image's last strip (make_continuable).
-void deflate_strip(const Image& image, int level, bool alone, Strip* strip) {
+// Compresses `rows` into `out` with zlib's Huffman coding: a zlib stream when `alone`, else raw
+// deflate ended by a sync flush (an empty stored block) so that another can follow, or by the
+// final block when `last`.
+void huffman_only(const std::vector<uint8_t>& rows, bool alone, bool last,
+                  std::vector<uint8_t>* out) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, alone ? 15 : -15, 9, Z_HUFFMAN_ONLY) != Z_OK) {
+    throw std::bad_alloc();  // zlib fails here only for want of memory
+  }
+  out->resize(deflateBound(&z, static_cast<uLong>(rows.size())) + 16);
+  z.next_in = const_cast<Bytef*>(rows.data());
+  z.avail_in = static_cast<uInt>(rows.size());
+  z.next_out = out->data();
+  z.avail_out = static_cast<uInt>(out->size());
+  const int rc = deflate(&z, alone || last ? Z_FINISH : Z_SYNC_FLUSH);
+  out->resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != (alone || last ? Z_STREAM_END : Z_OK) || z.avail_in != 0) {
+    throw std::runtime_error("zlib failed");
+  }
+}
+
+// The strip's rows filtered by the five-filter choice and compressed by `coder`: a zlib stream
+// when `alone`, else a raw deflate stream that another can follow unless it is the image's last
+// strip (for libdeflate's streams, make_continuable).
+void deflate_strip(const Image& image, Coder coder, bool alone, Strip* strip) {
   const Geometry g = geometry(image);
   std::vector<uint8_t> rows((strip->end - strip->first) * g.stride());
   RowFilter filter(image, PngFilterChoice::kAllFive);
@@ -268,9 +304,11 @@ void deflate_strip(const Image& image, int level, bool alone, Strip* strip) {
     filter.filter(y, rows.data() + (y - strip->first) * g.stride());
   }
   strip->adler = libdeflate_adler32(1, rows.data(), rows.size());
-  const Compressor compressor(libdeflate_alloc_compressor(level));
-  if (!compressor) throw std::bad_alloc();
   std::vector<uint8_t>& out = strip->deflated;
+  const bool last = strip->end == g.height;
+  if (coder.huffman_only) return huffman_only(rows, alone, last, &out);
+  const Compressor compressor(libdeflate_alloc_compressor(coder.level));
+  if (!compressor) throw std::bad_alloc();
   out.resize((alone ? libdeflate_zlib_compress_bound(compressor.get(), rows.size())
                     : libdeflate_deflate_compress_bound(compressor.get(), rows.size())) +
              8);
@@ -279,15 +317,15 @@ void deflate_strip(const Image& image, int level, bool alone, Strip* strip) {
                             : libdeflate_deflate_compress(compressor.get(), rows.data(),
                                                           rows.size(), out.data(), out.size());
   out.resize(size);
-  if (size == 0 || (!alone && strip->end < g.height && !make_continuable(&out))) {
-    strip->error = "libdeflate's compressed data did not read back whole";
+  if (size == 0 || (!alone && !last && !make_continuable(&out))) {
+    throw std::runtime_error("libdeflate's compressed data did not read back whole");
   }
 }
 
-// The zlib stream of the five-filter rows compressed by libdeflate at `level`, in up to
-// `max_strips` strips on `threads` threads (one strip: libdeflate's own zlib stream).
-bool deflate_strips(const Image& image, int level, int threads, size_t max_strips,
-                    std::vector<uint8_t>* zlib_stream, std::string* error) {
+// The zlib stream of the five-filter rows compressed by `coder`, in up to `max_strips` strips
+// on `threads` threads (one strip: a zlib stream of its own).
+std::vector<uint8_t> deflate_strips(const Image& image, Coder coder, int threads,
+                                    size_t max_strips) {
   const Geometry g = geometry(image);
   const std::vector<size_t> starts =
       split_rows(g.height, max_strips, (kMinStripBytes + g.stride() - 1) / g.stride());
@@ -298,49 +336,53 @@ bool deflate_strips(const Image& image, int level, int threads, size_t max_strip
   }
   const bool alone = strips.size() == 1;
   run_parallel(strips.size(), threads,
-               [&](size_t i) { deflate_strip(image, level, alone, &strips[i]); });
-  for (const Strip& strip : strips) {
-    if (!strip.error.empty()) {
-      *error = strip.error;
-      return false;
-    }
-  }
-  if (alone) {
-    *zlib_stream = std::move(strips[0].deflated);
-    return true;
-  }
+               [&](size_t i) { deflate_strip(image, coder, alone, &strips[i]); });
+  if (alone) return std::move(strips[0].deflated);
+  const int level = coder.huffman_only ? 0 : coder.level;
   const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
   uint8_t header[2] = {0x78, static_cast<uint8_t>(flevel << 6)};
   header[1] = static_cast<uint8_t>(header[1] + 31 - (header[0] * 256 + header[1]) % 31);
-  zlib_stream->assign(header, header + 2);
+  std::vector<uint8_t> zlib_stream(header, header + 2);
   uLong adler = 1;
   for (Strip& strip : strips) {
-    zlib_stream->insert(zlib_stream->end(), strip.deflated.begin(), strip.deflated.end());
+    zlib_stream.insert(zlib_stream.end(), strip.deflated.begin(), strip.deflated.end());
     strip.deflated = std::vector<uint8_t>();
     adler = adler32_combine(adler, strip.adler,
                             static_cast<z_off_t>((strip.end - strip.first) * g.stride()));
   }
   uint8_t trailer[4];
   be32(trailer, static_cast<uint32_t>(adler));
-  zlib_stream->insert(zlib_stream->end(), trailer, trailer + 4);
-  return true;
+  zlib_stream.insert(zlib_stream.end(), trailer, trailer + 4);
+  return zlib_stream;
 }
 
 // Pillow's stream of rows [first, end): its filter choice, through zlib at `level` with
-// Z_FILTERED and memLevel 9.
-bool deflate_like_pillow(const Image& image, size_t first, size_t end, int level,
-                         std::vector<uint8_t>* zlib_stream, std::string* error) {
+// Z_FILTERED and memLevel 9. With `warm`, the 32 KiB of Pillow's rows before `first` are zlib's
+// preset dictionary, so that the size is about what these rows cost inside the whole stream.
+std::vector<uint8_t> deflate_like_pillow(const Image& image, size_t first, size_t end, int level,
+                                         bool warm = false) {
   const Geometry g = geometry(image);
   z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) {
-    *error = "cannot start zlib";
-    return false;
-  }
+  if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) throw std::bad_alloc();
+  struct End {
+    z_stream* z;
+    ~End() { deflateEnd(z); }
+  } end_stream{&z};
   RowFilter filter(image, PngFilterChoice::kPillow);
   std::vector<uint8_t> row(g.stride());
-  zlib_stream->resize(deflateBound(&z, static_cast<uLong>(g.stride() * (end - first))));
-  z.next_out = zlib_stream->data();
-  z.avail_out = static_cast<uInt>(zlib_stream->size());
+  if (warm && first > 0) {
+    const size_t window = 32768, before = std::min(first, (window + g.stride() - 1) / g.stride());
+    std::vector<uint8_t> dictionary(before * g.stride());
+    for (size_t y = first - before; y < first; ++y) {
+      filter.filter(y, dictionary.data() + (y - (first - before)) * g.stride());
+    }
+    const size_t n = std::min(window, dictionary.size());
+    deflateSetDictionary(&z, dictionary.data() + dictionary.size() - n, static_cast<uInt>(n));
+  }
+  std::vector<uint8_t> zlib_stream(
+      deflateBound(&z, static_cast<uLong>(g.stride() * (end - first))));
+  z.next_out = zlib_stream.data();
+  z.avail_out = static_cast<uInt>(zlib_stream.size());
   int rc = Z_OK;
   for (size_t y = first; y < end && rc == Z_OK; ++y) {
     filter.filter(y, row.data());
@@ -348,39 +390,44 @@ bool deflate_like_pillow(const Image& image, size_t first, size_t end, int level
     z.avail_in = static_cast<uInt>(row.size());
     rc = deflate(&z, y + 1 == end ? Z_FINISH : Z_NO_FLUSH);
   }
-  zlib_stream->resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) *error = "zlib failed";
-  return rc == Z_STREAM_END;
+  if (rc != Z_STREAM_END) throw std::runtime_error("zlib failed");
+  zlib_stream.resize(z.total_out);
+  return zlib_stream;
 }
 
-// The ratio of the sizes of libdeflate's five-filter stream (at `deflate_level`) and Pillow's
-// (zlib at `zlib_level`) over sample blocks of kSampleBlockRows rows, about one row in
-// kSampleFraction, each compressed on its own.
-double sampled_size_ratio(const Image& image, int zlib_level, int deflate_level, int threads) {
+// Sizes over sample blocks of kSampleBlockRows rows, about one row in kSampleFraction: of
+// Pillow's stream (each block with the 32 KiB before it as history), and of the five-filter rows
+// compressed by each of `coders` (each block on its own).
+struct SampleSizes {
+  double pillow = 0;
+  std::vector<double> ours;  // one per coder
+};
+
+SampleSizes sample_sizes(const Image& image, int zlib_level, const std::vector<Coder>& coders,
+                         int threads) {
   const Geometry g = geometry(image);
   const size_t blocks = std::max<size_t>(1, g.height / kSampleFraction / kSampleBlockRows);
-  std::vector<size_t> ours(blocks), pillow(blocks);
+  std::vector<std::vector<size_t>> sizes(blocks, std::vector<size_t>(coders.size() + 1));
   run_parallel(blocks, threads, [&](size_t b) {
-    Strip strip;
-    strip.first = std::min(g.height - kSampleBlockRows, (2 * b + 1) * g.height / (2 * blocks));
-    strip.end = strip.first + kSampleBlockRows;
-    deflate_strip(image, deflate_level, true, &strip);
-    std::vector<uint8_t> stream;
-    std::string error;
-    if (!strip.error.empty() ||
-        !deflate_like_pillow(image, strip.first, strip.end, zlib_level, &stream, &error)) {
-      throw std::bad_alloc();  // neither fails but for want of memory
+    const size_t first =
+        std::min(g.height - kSampleBlockRows, (2 * b + 1) * g.height / (2 * blocks));
+    sizes[b][0] =
+        deflate_like_pillow(image, first, first + kSampleBlockRows, zlib_level, true).size();
+    for (size_t k = 0; k < coders.size(); ++k) {
+      Strip strip;
+      strip.first = first;
+      strip.end = first + kSampleBlockRows;
+      deflate_strip(image, coders[k], true, &strip);
+      sizes[b][k + 1] = strip.deflated.size();
     }
-    ours[b] = strip.deflated.size();
-    pillow[b] = stream.size();
   });
-  double ours_bytes = 0, pillow_bytes = 0;
-  for (size_t b = 0; b < blocks; ++b) {
-    ours_bytes += static_cast<double>(ours[b]);
-    pillow_bytes += static_cast<double>(pillow[b]);
+  SampleSizes total;
+  total.ours.assign(coders.size(), 0.0);
+  for (const std::vector<size_t>& block : sizes) {
+    total.pillow += static_cast<double>(block[0]);
+    for (size_t k = 0; k < coders.size(); ++k) total.ours[k] += static_cast<double>(block[k + 1]);
   }
-  return ours_bytes / pillow_bytes;
+  return total;
 }
 
 size_t strips_for(int threads) {
@@ -388,55 +435,58 @@ size_t strips_for(int threads) {
 }
 
 // The zlib stream of the image data, chosen and compressed as the comment at the top says.
-bool compress_image_data(const Image& image, int level, int threads,
-                         std::vector<uint8_t>* zlib_stream, std::string* error) {
+std::vector<uint8_t> compress_image_data(const Image& image, int level, int threads) {
   threads = std::max(threads, 1);
-  if (level < 6) {
-    return deflate_strips(image, kDeflateLevel[level], threads, strips_for(threads), zlib_stream,
-                          error);
-  }
+  if (level < 6)
+    return deflate_strips(image, Coder{false, kDeflateLevel[level]}, threads, strips_for(threads));
   const bool flat = sampled_entropy_bits(image) < kNoisyBits;
-  const int deflate_level = (flat ? kFlatDeflateLevel : kDeflateLevel)[level];
-  if (!flat && geometry(image).height >= kSampleFraction * kSampleBlockRows &&
-      sampled_size_ratio(image, level, deflate_level, threads) < kClearlySmaller) {
-    return deflate_strips(image, deflate_level, threads, strips_for(threads), zlib_stream, error);
+  const Coder libdeflate{false, (flat ? kFlatDeflateLevel : kDeflateLevel)[level]};
+  const Coder huffman{true, 0};
+  bool with_pillow = true, with_huffman = !flat;
+  if (!flat && geometry(image).height >= kSampleFraction * kSampleBlockRows) {
+    // At level 6, zlib's Huffman coding alone when the sample puts it clearly below Pillow's;
+    // else libdeflate's level and Huffman coding, and Pillow's stream unless libdeflate's is
+    // clearly smaller.
+    if (level == 6) {
+      const SampleSizes sample = sample_sizes(image, level, {huffman}, threads);
+      if (sample.ours[0] < kClearlySmaller * sample.pillow) {
+        return deflate_strips(image, huffman, threads, strips_for(threads));
+      }
+    }
+    const SampleSizes sample = sample_sizes(image, level, {libdeflate}, threads);
+    with_pillow = !(sample.ours[0] < kClearlySmaller * sample.pillow);
   }
-  // Two candidates at once: Pillow's stream on a thread of its own (when there are two), and
-  // libdeflate's on the other threads.
+  // The candidates, at once: Pillow's stream on a thread of its own (when there are two), and
+  // libdeflate's (then Huffman coding's) on the other threads; the smallest is written.
   std::vector<uint8_t> pillow;
-  std::string pillow_error;
-  bool pillow_ok = false;
   std::exception_ptr pillow_failure;
   const auto like_pillow = [&] {
     try {
-      pillow_ok =
-          deflate_like_pillow(image, 0, geometry(image).height, level, &pillow, &pillow_error);
+      pillow = deflate_like_pillow(image, 0, geometry(image).height, level);
     } catch (...) {
       pillow_failure = std::current_exception();
     }
   };
+  std::vector<uint8_t> best;
   {
     std::jthread helper;
-    if (threads > 1) {
+    if (with_pillow && threads > 1) {
       try {
         helper = std::jthread(like_pillow);
-      } catch (const std::system_error&) {  // no thread to be had: this one does both
+      } catch (const std::system_error&) {  // no thread to be had: this one does it too
       }
     }
     const int others = helper.joinable() ? threads - 1 : threads;
-    if (!deflate_strips(image, deflate_level, others, flat ? 1 : strips_for(others), zlib_stream,
-                        error)) {
-      return false;  // ~jthread joins the helper
+    best = deflate_strips(image, libdeflate, others, flat ? 1 : strips_for(others));
+    if (with_huffman) {
+      std::vector<uint8_t> coded = deflate_strips(image, huffman, others, strips_for(others));
+      if (coded.size() < best.size()) best.swap(coded);
     }
-    if (!helper.joinable()) like_pillow();
+    if (with_pillow && !helper.joinable()) like_pillow();
   }
   if (pillow_failure) std::rethrow_exception(pillow_failure);
-  if (!pillow_ok) {
-    *error = pillow_error;
-    return false;
-  }
-  if (pillow.size() < zlib_stream->size()) zlib_stream->swap(pillow);
-  return true;
+  if (with_pillow && pillow.size() < best.size()) best.swap(pillow);
+  return best;
 }
 
 }  // namespace
@@ -446,7 +496,10 @@ bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, 
   static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   static const uint8_t kColorType[5] = {0, 0, 4, 2, 6};
   std::vector<uint8_t> zlib_stream;
-  if (!compress_image_data(image, std::clamp(level, 0, 9), threads, &zlib_stream, error)) {
+  try {
+    zlib_stream = compress_image_data(image, std::clamp(level, 0, 9), threads);
+  } catch (const std::runtime_error& e) {
+    *error = e.what();
     return false;
   }
   ChunkWriter out(file);
