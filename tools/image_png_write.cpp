@@ -221,12 +221,16 @@ struct FreeCompressor {
 };
 using Compressor = std::unique_ptr<libdeflate_compressor, FreeCompressor>;
 
+// Buffers of compressed and filtered bytes: allocate_buffer's memory, not zero-filled
+// (tools/image_io.hpp), since they are written before they are read.
+using Bytes = SampleBuffer;
+
 // Makes the raw deflate stream `stream` (complete blocks, the last one final, zero bits up to
 // its last byte's end, as libdeflate writes it) one that another stream can follow: the final
 // block's BFINAL bit cleared and an empty stored block appended. zlib's inflate, stopping at
 // every block boundary (Z_BLOCK), says where each block header starts (data_type: 128 at a
 // boundary, the low 3 bits unused in the last byte read) and where the stream ends.
-bool make_continuable(std::vector<uint8_t>* stream) {
+bool make_continuable(Bytes* stream) {
   z_stream z{};
   if (inflateInit2(&z, -15) != Z_OK) return false;
   uint8_t scratch[32768];
@@ -267,46 +271,77 @@ struct Coder {
 
 struct Strip {
   size_t first = 0, end = 0;
-  std::vector<uint8_t> deflated;
+  Bytes deflated;
   uint32_t adler = 1;  // of the filtered rows
 };
 
-// Compresses `rows` into `out` with zlib's Huffman coding: a zlib stream when `alone`, else raw
-// deflate ended by a sync flush (an empty stored block) so that another can follow, or by the
-// final block when `last`.
-void huffman_only(const std::vector<uint8_t>& rows, bool alone, bool last,
-                  std::vector<uint8_t>* out) {
-  z_stream z{};
-  if (deflateInit2(&z, 6, Z_DEFLATED, alone ? 15 : -15, 9, Z_HUFFMAN_ONLY) != Z_OK) {
-    throw std::bad_alloc();  // zlib fails here only for want of memory
-  }
-  out->resize(deflateBound(&z, static_cast<uLong>(rows.size())) + 16);
-  z.next_in = const_cast<Bytef*>(rows.data());
-  z.avail_in = static_cast<uInt>(rows.size());
-  z.next_out = out->data();
-  z.avail_out = static_cast<uInt>(out->size());
-  const int rc = deflate(&z, alone || last ? Z_FINISH : Z_SYNC_FLUSH);
-  out->resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != (alone || last ? Z_STREAM_END : Z_OK) || z.avail_in != 0) {
-    throw std::runtime_error("zlib failed");
+// Runs zlib's deflate with `flush` on its input, the output appended to `out` (grown as
+// needed), until the input is used (and, for Z_FINISH, the stream ended).
+void deflate_into(z_stream* z, int flush, Bytes* out) {
+  for (;;) {
+    if (z->avail_out == 0) {  // `out` holds exactly the stream so far (total_out bytes)
+      out->resize(std::max<size_t>(out->size() * 3 / 2, out->size() + (size_t{64} << 10)));
+      z->next_out = out->data() + z->total_out;
+      z->avail_out = static_cast<uInt>(std::min<size_t>(out->size() - z->total_out, 1u << 30));
+    }
+    const int rc = deflate(z, flush);
+    if (rc == Z_STREAM_END || (flush != Z_FINISH && z->avail_in == 0 && z->avail_out > 0)) return;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("zlib failed");
   }
 }
 
+// Rows [first, end) of `image` filtered by `choice` into zlib stream `z`, kBatchBytes at a time
+// (the Adler-32 of the filtered rows into `adler` when given), the last batch with `flush`.
+constexpr size_t kBatchBytes = size_t{64} << 10;
+
+void filter_into(const Image& image, PngFilterChoice choice, size_t first, size_t end, int flush,
+                 z_stream* z, Bytes* out, uint32_t* adler) {
+  const Geometry g = geometry(image);
+  RowFilter filter(image, choice);
+  const size_t batch = std::max<size_t>(1, kBatchBytes / g.stride());
+  std::vector<uint8_t> rows(batch * g.stride());
+  for (size_t y = first; y < end; y += batch) {
+    const size_t n = std::min(batch, end - y);
+    for (size_t k = 0; k < n; ++k) filter.filter(y + k, rows.data() + k * g.stride());
+    if (adler != nullptr) *adler = libdeflate_adler32(*adler, rows.data(), n * g.stride());
+    z->next_in = rows.data();
+    z->avail_in = static_cast<uInt>(n * g.stride());
+    deflate_into(z, y + n == end ? flush : Z_NO_FLUSH, out);
+  }
+}
+
+// A zlib deflate stream, ended on every way out.
+struct Deflater {
+  z_stream z{};
+  Deflater(int level, int window_bits, int strategy) {
+    if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 9, strategy) != Z_OK) {
+      throw std::bad_alloc();  // zlib fails here only for want of memory
+    }
+  }
+  ~Deflater() { deflateEnd(&z); }
+};
+
 // The strip's rows filtered by the five-filter choice and compressed by `coder`: a zlib stream
 // when `alone`, else a raw deflate stream that another can follow unless it is the image's last
-// strip (for libdeflate's streams, make_continuable).
+// strip (zlib's Huffman coding: ended by a sync flush, an empty stored block; libdeflate's:
+// make_continuable).
 void deflate_strip(const Image& image, Coder coder, bool alone, Strip* strip) {
   const Geometry g = geometry(image);
-  std::vector<uint8_t> rows((strip->end - strip->first) * g.stride());
+  const bool last = strip->end == g.height;
+  Bytes& out = strip->deflated;
+  if (coder.huffman_only) {  // streamed through zlib: the filtered rows are never all in memory
+    Deflater deflater(6, alone ? 15 : -15, Z_HUFFMAN_ONLY);
+    filter_into(image, PngFilterChoice::kAllFive, strip->first, strip->end,
+                alone || last ? Z_FINISH : Z_SYNC_FLUSH, &deflater.z, &out, &strip->adler);
+    out.resize(deflater.z.total_out);
+    return;
+  }
+  Bytes rows((strip->end - strip->first) * g.stride());
   RowFilter filter(image, PngFilterChoice::kAllFive);
   for (size_t y = strip->first; y < strip->end; ++y) {
     filter.filter(y, rows.data() + (y - strip->first) * g.stride());
   }
   strip->adler = libdeflate_adler32(1, rows.data(), rows.size());
-  std::vector<uint8_t>& out = strip->deflated;
-  const bool last = strip->end == g.height;
-  if (coder.huffman_only) return huffman_only(rows, alone, last, &out);
   const Compressor compressor(libdeflate_alloc_compressor(coder.level));
   if (!compressor) throw std::bad_alloc();
   out.resize((alone ? libdeflate_zlib_compress_bound(compressor.get(), rows.size())
@@ -324,8 +359,7 @@ void deflate_strip(const Image& image, Coder coder, bool alone, Strip* strip) {
 
 // The zlib stream of the five-filter rows compressed by `coder`, in up to `max_strips` strips
 // on `threads` threads (one strip: a zlib stream of its own).
-std::vector<uint8_t> deflate_strips(const Image& image, Coder coder, int threads,
-                                    size_t max_strips) {
+Bytes deflate_strips(const Image& image, Coder coder, int threads, size_t max_strips) {
   const Geometry g = geometry(image);
   const std::vector<size_t> starts =
       split_rows(g.height, max_strips, (kMinStripBytes + g.stride() - 1) / g.stride());
@@ -342,11 +376,11 @@ std::vector<uint8_t> deflate_strips(const Image& image, Coder coder, int threads
   const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
   uint8_t header[2] = {0x78, static_cast<uint8_t>(flevel << 6)};
   header[1] = static_cast<uint8_t>(header[1] + 31 - (header[0] * 256 + header[1]) % 31);
-  std::vector<uint8_t> zlib_stream(header, header + 2);
+  Bytes zlib_stream(header, header + 2);
   uLong adler = 1;
   for (Strip& strip : strips) {
     zlib_stream.insert(zlib_stream.end(), strip.deflated.begin(), strip.deflated.end());
-    strip.deflated = std::vector<uint8_t>();
+    strip.deflated = Bytes();
     adler = adler32_combine(adler, strip.adler,
                             static_cast<z_off_t>((strip.end - strip.first) * g.stride()));
   }
@@ -359,39 +393,26 @@ std::vector<uint8_t> deflate_strips(const Image& image, Coder coder, int threads
 // Pillow's stream of rows [first, end): its filter choice, through zlib at `level` with
 // Z_FILTERED and memLevel 9. With `warm`, the 32 KiB of Pillow's rows before `first` are zlib's
 // preset dictionary, so that the size is about what these rows cost inside the whole stream.
-std::vector<uint8_t> deflate_like_pillow(const Image& image, size_t first, size_t end, int level,
-                                         bool warm = false) {
+Bytes deflate_like_pillow(const Image& image, size_t first, size_t end, int level,
+                          bool warm = false) {
   const Geometry g = geometry(image);
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) throw std::bad_alloc();
-  struct End {
-    z_stream* z;
-    ~End() { deflateEnd(z); }
-  } end_stream{&z};
-  RowFilter filter(image, PngFilterChoice::kPillow);
-  std::vector<uint8_t> row(g.stride());
+  Deflater deflater(level, 15, Z_FILTERED);
   if (warm && first > 0) {
-    const size_t window = 32768, before = std::min(first, (window + g.stride() - 1) / g.stride());
+    constexpr size_t kWindow = 32768;
+    const size_t before = std::min(first, (kWindow + g.stride() - 1) / g.stride());
     std::vector<uint8_t> dictionary(before * g.stride());
+    RowFilter filter(image, PngFilterChoice::kPillow);
     for (size_t y = first - before; y < first; ++y) {
       filter.filter(y, dictionary.data() + (y - (first - before)) * g.stride());
     }
-    const size_t n = std::min(window, dictionary.size());
-    deflateSetDictionary(&z, dictionary.data() + dictionary.size() - n, static_cast<uInt>(n));
+    const size_t n = std::min(kWindow, dictionary.size());
+    deflateSetDictionary(&deflater.z, dictionary.data() + dictionary.size() - n,
+                         static_cast<uInt>(n));
   }
-  std::vector<uint8_t> zlib_stream(
-      deflateBound(&z, static_cast<uLong>(g.stride() * (end - first))));
-  z.next_out = zlib_stream.data();
-  z.avail_out = static_cast<uInt>(zlib_stream.size());
-  int rc = Z_OK;
-  for (size_t y = first; y < end && rc == Z_OK; ++y) {
-    filter.filter(y, row.data());
-    z.next_in = row.data();
-    z.avail_in = static_cast<uInt>(row.size());
-    rc = deflate(&z, y + 1 == end ? Z_FINISH : Z_NO_FLUSH);
-  }
-  if (rc != Z_STREAM_END) throw std::runtime_error("zlib failed");
-  zlib_stream.resize(z.total_out);
+  Bytes zlib_stream;
+  filter_into(image, PngFilterChoice::kPillow, first, end, Z_FINISH, &deflater.z, &zlib_stream,
+              nullptr);
+  zlib_stream.resize(deflater.z.total_out);
   return zlib_stream;
 }
 
@@ -435,7 +456,7 @@ size_t strips_for(int threads) {
 }
 
 // The zlib stream of the image data, chosen and compressed as the comment at the top says.
-std::vector<uint8_t> compress_image_data(const Image& image, int level, int threads) {
+Bytes compress_image_data(const Image& image, int level, int threads) {
   threads = std::max(threads, 1);
   if (level < 6)
     return deflate_strips(image, Coder{false, kDeflateLevel[level]}, threads, strips_for(threads));
@@ -458,7 +479,7 @@ std::vector<uint8_t> compress_image_data(const Image& image, int level, int thre
   }
   // The candidates, at once: Pillow's stream on a thread of its own (when there are two), and
   // libdeflate's (then Huffman coding's) on the other threads; the smallest is written.
-  std::vector<uint8_t> pillow;
+  Bytes pillow;
   std::exception_ptr pillow_failure;
   const auto like_pillow = [&] {
     try {
@@ -467,7 +488,7 @@ std::vector<uint8_t> compress_image_data(const Image& image, int level, int thre
       pillow_failure = std::current_exception();
     }
   };
-  std::vector<uint8_t> best;
+  Bytes best;
   {
     std::jthread helper;
     if (with_pillow && threads > 1) {
@@ -479,7 +500,7 @@ std::vector<uint8_t> compress_image_data(const Image& image, int level, int thre
     const int others = helper.joinable() ? threads - 1 : threads;
     best = deflate_strips(image, libdeflate, others, flat ? 1 : strips_for(others));
     if (with_huffman) {
-      std::vector<uint8_t> coded = deflate_strips(image, huffman, others, strips_for(others));
+      Bytes coded = deflate_strips(image, huffman, others, strips_for(others));
       if (coded.size() < best.size()) best.swap(coded);
     }
     if (with_pillow && !helper.joinable()) like_pillow();
@@ -495,7 +516,7 @@ bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, 
                 std::FILE* file, std::string* error) {
   static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   static const uint8_t kColorType[5] = {0, 0, 4, 2, 6};
-  std::vector<uint8_t> zlib_stream;
+  Bytes zlib_stream;
   try {
     zlib_stream = compress_image_data(image, std::clamp(level, 0, 9), threads);
   } catch (const std::runtime_error& e) {
