@@ -105,10 +105,7 @@ def main():
     lines.append("")
     lines.append("load average after: %s" % " ".join("%.2f" % v for v in os.getloadavg()))
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
-            f.write(text)
+    image_bench.report(text, args.markdown_out)
 
 
 if __name__ == "__main__":

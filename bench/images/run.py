@@ -195,6 +195,14 @@ def upsample_split(upsample, work, out, reps):
     return split, kernel_ms
 
 
+def report(text, markdown_out):
+    """Prints the report, and writes it to `markdown_out` when given."""
+    print(text)
+    if markdown_out:
+        with open(markdown_out, "w") as f:
+            f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
@@ -261,10 +269,7 @@ def main():
         lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %.2fx |" % (task, d, r, e, kernel_ms,
                                                                       r / kernel_ms))
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
-            f.write(text)
+    report(text, args.markdown_out)
     if args.json_out:
         with open(args.json_out, "w") as f:
             json.dump({"results": results, "split_ms": split, "kernel_ms": kernel_ms,
