@@ -1,7 +1,8 @@
-// The codecs behind tools/image_io.hpp, one file per format: image_png.cpp (libpng),
-// image_jpeg.cpp (libjpeg-turbo's TurboJPEG API and a reader of the JPEG markers),
-// image_webp.cpp (libwebp, its demux and mux libraries), image_tiff.cpp (libtiff); and the
-// EXIF orientation reader they share (image_io.cpp).
+// The codecs behind tools/image_io.hpp, one file per format, two for PNG: image_png.cpp
+// (libpng and ISA-L) and image_png_write.cpp (libdeflate), image_jpeg.cpp (libjpeg-turbo's
+// TurboJPEG API and a reader of the JPEG markers), image_webp.cpp (libwebp, its demux and mux
+// libraries), image_tiff.cpp (libtiff); and the EXIF orientation reader they share
+// (image_io.cpp).
 #pragma once
 
 #include <cstdio>
@@ -24,8 +25,9 @@ std::unique_ptr<ImageSource> open_tiff(const std::string& path, std::string* err
 
 // Encoders: `image` into the open temporary file `file` (positioned at 0). `icc` is the profile
 // to embed (empty: none). Return false with the reason (without the file name) in `error`.
-bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, std::FILE* file,
-                std::string* error);
+// encode_png compresses on up to `threads` threads (tools/image_png_write.cpp).
+bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, int threads,
+                std::FILE* file, std::string* error);
 bool encode_jpeg(const Image& image, const std::vector<uint8_t>& icc, int quality, std::FILE* file,
                  std::string* error);
 bool encode_webp(const Image& image, const std::vector<uint8_t>& icc, int quality, bool lossless,

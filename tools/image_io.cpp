@@ -619,7 +619,9 @@ bool write_image(const std::string& path, const Image& image, const WriteOptions
   bool ok = false;
   switch (*format) {
     case ImageFormat::kPng:
-      ok = encode_png(image, icc, options.png_level, temp.file(), &why);
+      ok = encode_png(image, icc, options.png_level,
+                      options.threads > 0 ? options.threads : default_num_threads(), temp.file(),
+                      &why);
       break;
     case ImageFormat::kJpeg:
       ok =

@@ -1,8 +1,8 @@
 // Images for `upsample resize` and `upsample demo`: PNG, JPEG, WebP and TIFF files decoded and
-// encoded by the system codecs (libpng, libjpeg-turbo's TurboJPEG API, libwebp, libtiff; one
-// file each, tools/image_{png,jpeg,webp,tiff}.cpp), EXIF orientation, ICC profiles, files
-// written atomically (a temporary file renamed on success), and resampling an image with the
-// library (the samples as a channels-last [1, C, H, W] tensor).
+// encoded by the system codecs (libpng with ISA-L and libdeflate, libjpeg-turbo's TurboJPEG API,
+// libwebp, libtiff; tools/image_{png,png_write,jpeg,webp,tiff}.cpp), EXIF orientation, ICC
+// profiles, files written atomically (a temporary file renamed on success), and resampling an
+// image with the library (the samples as a channels-last [1, C, H, W] tensor).
 #pragma once
 
 #include <cstddef>
@@ -158,8 +158,9 @@ bool read_image(const std::string& path, const ReadOptions& options, Image* imag
 struct WriteOptions {
   std::optional<ImageFormat> format;  // default: from the path's extension
   std::optional<int> quality;         // JPEG and lossy WebP, 1-100 (default JPEG 95, WebP 90)
-  int png_level = 6;                  // zlib level of PNG (and TIFF deflate), 0-9
+  int png_level = 6;                  // PNG compression level, 0-9 (and TIFF's zlib level)
   bool webp_lossless = false;
+  int threads = 0;  // threads of the PNG encoder (0: default_num_threads())
 };
 
 inline constexpr int kDefaultJpegQuality = 95;

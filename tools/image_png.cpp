@@ -1,17 +1,24 @@
-// PNG: read through libpng, streamed from the file straight into the image buffer (palette, low
-// bit depths and tRNS expanded, 16-bit samples kept and byte-swapped to native order,
-// interlacing undone), with the iCCP profile and the eXIf orientation. Written here, around
-// zlib: each row gets the filter (none, up, sub or paeth) whose bytes are closest to zero in
-// total, and the rows go through one zlib stream at the chosen level with the Z_FILTERED
-// strategy and memLevel 9 -- the same choices as Pillow's PNG encoder, so that at level 6 the
-// compressed data is the same bytes as Pillow's default Image.save, and the file no larger
-// (fewer, larger IDAT chunks: up to 256 KiB each).
+// PNG reading (open_png). libpng reads the chunks before the image data (checking them, and
+// giving the header, the iCCP profile and the eXIf orientation). The image data of the usual
+// kinds -- 8- or 16-bit gray, gray + alpha, RGB or RGBA, not interlaced, without tRNS -- is
+// read here: the IDAT chunks streamed from the file with their CRCs checked, inflated by ISA-L
+// (Intel's igzip, which also checks the zlib stream's Adler-32), and the rows unfiltered
+// (tools/png_filters.hpp) straight into the image buffer, 16-bit samples byte-swapped to native
+// order; then the chunks up to IEND are read and the critical ones' CRCs checked. Every other
+// kind (palette, 1-4 bits, tRNS, interlacing) is decoded by libpng, streamed into the image
+// buffer with the palette, low bit depths and tRNS expanded and interlacing undone.
+// docs/cli.md (*Formats*) has the measurements behind the split: libpng inflates with zlib, at
+// about half ISA-L's speed on photographs.
+//
+// PNG writing is tools/image_png_write.cpp.
 //
 // libpng reports errors by longjmp: every function below that calls setjmp holds only trivially
 // destructible locals, so a longjmp out of libpng skips no destructor.
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
 #include <png.h>
-#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csetjmp>
 #include <cstdio>
@@ -22,6 +29,7 @@
 #include <vector>
 
 #include "image_codecs.hpp"
+#include "png_filters.hpp"
 
 namespace upsample::cli {
 namespace {
@@ -51,6 +59,7 @@ bool host_is_little_endian() {
 struct PngInfo {
   png_uint_32 width, height;
   int channels, bits, interlace;
+  bool plain;  // 8- or 16-bit gray, gray + alpha, RGB or RGBA; not interlaced; no tRNS
   int orientation;
   png_bytep icc;
   png_uint_32 icc_size;
@@ -62,6 +71,8 @@ bool read_png_info(png_structp png, png_infop info, PngInfo* out) {
   int bit_depth = 0, color_type = 0, interlace = 0;
   png_get_IHDR(png, info, &out->width, &out->height, &bit_depth, &color_type, &interlace, nullptr,
                nullptr);
+  out->plain = (bit_depth == 8 || bit_depth == 16) && color_type != PNG_COLOR_TYPE_PALETTE &&
+               interlace == PNG_INTERLACE_NONE && !png_get_valid(png, info, PNG_INFO_tRNS);
   if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
   if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
@@ -90,6 +101,179 @@ bool read_png_rows(png_structp png, png_infop info, png_bytepp rows) {
   png_read_image(png, rows);
   png_read_end(png, info);
   return true;
+}
+
+// The chunks from the first IDAT on, read from a file, each one's CRC computed over its type and
+// data as they are read.
+class ChunkReader {
+ public:
+  explicit ChunkReader(std::FILE* file) : file_(file) {}
+
+  // Reads the next chunk's length and type. False (with `why`) when the file ends first or the
+  // length is out of PNG's range.
+  bool next(std::string* why) {
+    uint8_t head[8];
+    if (std::fread(head, 1, 8, file_) != 8) return truncated(why);
+    left_ = static_cast<uint32_t>(head[0]) << 24 | static_cast<uint32_t>(head[1]) << 16 |
+            static_cast<uint32_t>(head[2]) << 8 | head[3];
+    std::memcpy(type_, head + 4, 4);
+    if (left_ > 0x7FFFFFFFu) {
+      *why = std::string(type_, 4) + ": invalid chunk length";
+      return false;
+    }
+    crc_ = libdeflate_crc32(0, type_, 4);
+    return true;
+  }
+  bool is(const char* type) const { return std::memcmp(type_, type, 4) == 0; }
+  // Critical chunks (IHDR, PLTE, IDAT, IEND, ...) have an upper-case first letter.
+  bool critical() const { return (type_[0] & 0x20) == 0; }
+
+  // Up to n bytes of the chunk's data into `into`: the count, 0 at its end or on failure
+  // (`why` set).
+  size_t read(uint8_t* into, size_t n, std::string* why) {
+    const size_t take = std::min<size_t>(n, left_);
+    if (take > 0 && std::fread(into, 1, take, file_) != take) {
+      truncated(why);
+      return 0;
+    }
+    crc_ = libdeflate_crc32(crc_, into, take);
+    left_ -= static_cast<uint32_t>(take);
+    return take;
+  }
+  // Reads the rest of the chunk and its CRC. A wrong CRC is an error for a critical chunk and
+  // ignored for an ancillary one (libpng's default).
+  bool finish(std::string* why) {
+    uint8_t buffer[4096];
+    while (left_ > 0) {
+      if (read(buffer, sizeof buffer, why) == 0) return false;
+    }
+    uint8_t stored[4];
+    if (std::fread(stored, 1, 4, file_) != 4) return truncated(why);
+    const uint32_t crc = static_cast<uint32_t>(stored[0]) << 24 |
+                         static_cast<uint32_t>(stored[1]) << 16 |
+                         static_cast<uint32_t>(stored[2]) << 8 | stored[3];
+    if (crc != crc_ && critical()) {
+      *why = std::string(type_, 4) + ": CRC error";
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  static bool truncated(std::string* why) {
+    *why = "the file is truncated (Read Error)";
+    return false;
+  }
+
+  std::FILE* file_;
+  char type_[4] = {};
+  uint32_t left_ = 0;
+  uint32_t crc_ = 0;
+};
+
+const char* inflate_error(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "corrupt image data (an invalid deflate block)";
+    case ISAL_INVALID_SYMBOL:
+      return "corrupt image data (an invalid deflate code)";
+    case ISAL_INVALID_LOOKBACK:
+      return "corrupt image data (a match distance before the start of the data)";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "corrupt image data (wrong Adler-32 checksum)";
+    case ISAL_NEED_DICT:
+      return "corrupt image data (a zlib stream with a preset dictionary)";
+    default:
+      return "corrupt image data (not a zlib stream)";
+  }
+}
+
+// The image data of a plain PNG (PngInfo::plain) from `file`, positioned just after the first
+// IDAT chunk's length and type (where png_read_info stops), into `image` (allocated with the
+// header's size); then the chunks up to IEND. False with `why` on failure.
+bool read_plain_image(std::FILE* file, Image* image, std::string* why) {
+  ChunkReader chunks(file);
+  if (std::fseek(file, -8, SEEK_CUR) != 0 || !chunks.next(why) || !chunks.is("IDAT")) {
+    *why = "cannot find the image data after the header";
+    return false;
+  }
+  const size_t sample_bytes = static_cast<size_t>(image->bits / 8);
+  const size_t bpp = static_cast<size_t>(image->channels) * sample_bytes;
+  const size_t n = bpp * static_cast<size_t>(image->width);
+  const size_t height = static_cast<size_t>(image->height);
+  // The inflated stream lands in `window`: whole filtered rows (filter type, n bytes), at least
+  // two and about 256 KiB; 16-bit rows are unfiltered into big_endian[] and swapped into the
+  // image, 8-bit ones straight into the image.
+  const size_t stride = n + 1;
+  const size_t window_bytes = stride * std::max<size_t>(2, (size_t{256} << 10) / stride);
+  std::vector<uint8_t> buffer(window_bytes + (size_t{256} << 10) + 3 * n);
+  uint8_t* window = buffer.data();
+  uint8_t* input = window + window_bytes;
+  uint8_t* zeros = input + (size_t{256} << 10);
+  std::memset(zeros, 0, n);
+  uint8_t* big_endian[2] = {zeros + n, zeros + 2 * n};
+
+  auto state = std::make_unique<inflate_state>();
+  isal_inflate_init(state.get());
+  state->crc_flag = ISAL_ZLIB;
+  size_t have = 0, y = 0;
+  bool idat_done = false;
+  while (state->block_state != ISAL_BLOCK_FINISH) {
+    if (state->avail_in == 0) {
+      size_t got = 0;
+      while (got == 0 && !idat_done) {
+        got = chunks.read(input, size_t{256} << 10, why);
+        if (got > 0) break;
+        if (!why->empty() || !chunks.finish(why) || !chunks.next(why)) return false;
+        idat_done = !chunks.is("IDAT");
+      }
+      if (got == 0) {
+        *why = "the file is truncated (Not enough image data)";
+        return false;
+      }
+      state->next_in = input;
+      state->avail_in = static_cast<uint32_t>(got);
+    }
+    state->next_out = window + have;
+    state->avail_out = static_cast<uint32_t>(window_bytes - have);
+    if (const int rc = isal_inflate(state.get()); rc < 0 || rc == ISAL_NEED_DICT) {
+      *why = inflate_error(rc);
+      return false;
+    }
+    have = window_bytes - state->avail_out;
+    size_t used = 0;
+    for (; have - used >= stride && y < height; used += stride, ++y) {
+      const uint8_t* row = window + used;
+      uint8_t* out = image->data.data() + y * n;
+      const uint8_t* prev = y == 0 ? zeros : sample_bytes == 2 ? big_endian[(y - 1) % 2] : out - n;
+      uint8_t* dst = sample_bytes == 2 ? big_endian[y % 2] : out;
+      if (!unfilter_row(row[0], row + 1, prev, n, bpp, dst)) {
+        *why =
+            "bad adaptive filter value " + std::to_string(row[0]) + " in row " + std::to_string(y);
+        return false;
+      }
+      if (sample_bytes == 2) {  // big-endian samples to native uint16_t
+        for (size_t i = 0; i < n; i += 2) {
+          const auto v = static_cast<uint16_t>(dst[i] << 8 | dst[i + 1]);
+          std::memcpy(out + i, &v, 2);
+        }
+      }
+    }
+    if (y == height) used = have;  // data after the last row is ignored, as libpng does
+    std::memmove(window, window + used, have - used);
+    have -= used;
+  }
+  if (y < height) {
+    *why = "the image data holds " + std::to_string(y) + " of the " + std::to_string(height) +
+           " rows (Not enough image data)";
+    return false;
+  }
+  // The rest of the IDAT chunks and the chunks after them, up to IEND.
+  for (;;) {
+    if (!chunks.finish(why)) return false;
+    if (chunks.is("IEND")) return true;
+    if (!chunks.next(why)) return false;
+  }
 }
 
 class PngSource final : public ImageSource {
@@ -127,6 +311,7 @@ class PngSource final : public ImageSource {
     header_.bits = info.bits;
     header_.orientation = info.orientation;
     if (info.interlace != PNG_INTERLACE_NONE) header_.note = "interlaced";
+    plain_ = info.plain;
     if (info.icc != nullptr) icc_.assign(info.icc, info.icc + info.icc_size);
     return true;
   }
@@ -138,13 +323,18 @@ class PngSource final : public ImageSource {
     }
     decoded_ = true;
     image->allocate(header_.width, header_.height, header_.channels, header_.bits);
+    image->icc = icc_;
+    if (plain_) {
+      std::string why;
+      if (read_plain_image(file_, image, &why)) return true;
+      *error = "cannot decode " + quote_path(path_) + " (PNG): " + why;
+      return false;
+    }
     const size_t row_bytes =
         static_cast<size_t>(header_.width) * header_.channels * (header_.bits / 8);
     std::vector<png_bytep> rows(static_cast<size_t>(header_.height));
     for (int y = 0; y < header_.height; ++y) rows[y] = image->data.data() + y * row_bytes;
-    if (!read_png_rows(png_, info_, rows.data())) return failed(error);
-    image->icc = icc_;
-    return true;
+    return read_png_rows(png_, info_, rows.data()) || failed(error);
   }
 
  private:
@@ -162,89 +352,8 @@ class PngSource final : public ImageSource {
   png_infop info_ = nullptr;
   PngErrors errors_;
   std::vector<uint8_t> icc_;
+  bool plain_ = false;  // the image data is read by read_plain_image
   bool decoded_ = false;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Writing: our own chunks around zlib.
-
-// Bytes of a filtered row counted by the filter choice: each byte as a signed distance from 0.
-uint64_t distance(const uint8_t* v, size_t n) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += v[i] < 128 ? v[i] : 256 - v[i];
-  return sum;
-}
-
-// The row `cur` (previous row `prev`, all zero above the first) filtered with each PNG filter
-// into out[1..n] (out[0] = the filter type); returns the filter that gives the least total
-// distance from zero, trying none, up, sub, then paeth (average is not tried) and keeping the
-// first of equals.
-const uint8_t* choose_filter(const uint8_t* cur, const uint8_t* prev, size_t n, size_t bpp,
-                             uint8_t* none, uint8_t* up, uint8_t* sub, uint8_t* paeth) {
-  const uint8_t* best = none;
-  uint64_t best_sum = distance(none + 1, n);
-  if (best_sum > 0) {
-    for (size_t i = 0; i < n; ++i) up[1 + i] = static_cast<uint8_t>(cur[i] - prev[i]);
-    if (const uint64_t sum = distance(up + 1, n); sum < best_sum) {
-      best = up;
-      best_sum = sum;
-    }
-  }
-  if (best_sum > 0) {
-    for (size_t i = 0; i < bpp; ++i) sub[1 + i] = cur[i];
-    for (size_t i = bpp; i < n; ++i) sub[1 + i] = static_cast<uint8_t>(cur[i] - cur[i - bpp]);
-    if (const uint64_t sum = distance(sub + 1, n); sum < best_sum) {
-      best = sub;
-      best_sum = sum;
-    }
-  }
-  if (best_sum > 0) {
-    for (size_t i = 0; i < bpp; ++i) paeth[1 + i] = static_cast<uint8_t>(cur[i] - prev[i]);
-    for (size_t i = bpp; i < n; ++i) {
-      const int a = cur[i - bpp], b = prev[i], c = prev[i - bpp];
-      const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
-      const int predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      paeth[1 + i] = static_cast<uint8_t>(cur[i] - predictor);
-    }
-    if (distance(paeth + 1, n) < best_sum) best = paeth;
-  }
-  return best;
-}
-
-class ChunkWriter {
- public:
-  explicit ChunkWriter(std::FILE* file) : file_(file) {}
-  bool put(const char* type, const uint8_t* data, size_t n) {
-    uint8_t head[8];
-    be32(head, static_cast<uint32_t>(n));
-    std::memcpy(head + 4, type, 4);
-    uint32_t crc = static_cast<uint32_t>(crc32(0, head + 4, 4));
-    if (n > 0) crc = static_cast<uint32_t>(crc32(crc, data, static_cast<uInt>(n)));
-    uint8_t tail[4];
-    be32(tail, crc);
-    return ok_ = ok_ && std::fwrite(head, 1, 8, file_) == 8 &&
-                 (n == 0 || std::fwrite(data, 1, n, file_) == n) &&
-                 std::fwrite(tail, 1, 4, file_) == 4;
-  }
-  bool ok() const { return ok_; }
-  static void be32(uint8_t* p, uint32_t v) {
-    p[0] = static_cast<uint8_t>(v >> 24);
-    p[1] = static_cast<uint8_t>(v >> 16);
-    p[2] = static_cast<uint8_t>(v >> 8);
-    p[3] = static_cast<uint8_t>(v);
-  }
-
- private:
-  std::FILE* file_;
-  bool ok_ = true;
-};
-
-struct ZStream {
-  z_stream z{};
-  bool open = false;
-  ~ZStream() {
-    if (open) deflateEnd(&z);
-  }
 };
 
 }  // namespace
@@ -254,101 +363,6 @@ std::unique_ptr<ImageSource> open_png(const std::string& path, std::FILE* file,
   auto source = std::make_unique<PngSource>(path, file);
   if (!source->open(error)) return nullptr;
   return source;
-}
-
-bool encode_png(const Image& image, const std::vector<uint8_t>& icc, int level, std::FILE* file,
-                std::string* error) {
-  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  static const uint8_t kColorType[5] = {0, 0, 4, 2, 6};
-  const size_t sample_bytes = image.bits / 8;
-  const size_t bpp = image.channels * sample_bytes;
-  const size_t n = bpp * static_cast<size_t>(image.width);
-  ChunkWriter out(file);
-  if (std::fwrite(kSignature, 1, 8, file) != 8) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  uint8_t ihdr[13];
-  ChunkWriter::be32(ihdr, static_cast<uint32_t>(image.width));
-  ChunkWriter::be32(ihdr + 4, static_cast<uint32_t>(image.height));
-  ihdr[8] = static_cast<uint8_t>(image.bits);
-  ihdr[9] = kColorType[image.channels];
-  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, not interlaced
-  out.put("IHDR", ihdr, sizeof ihdr);
-  if (!icc.empty()) {  // name, NUL, compression method 0, the zlib-compressed profile
-    uLongf size = compressBound(static_cast<uLong>(icc.size()));
-    std::vector<uint8_t> chunk(13 + size);
-    std::memcpy(chunk.data(), "ICC profile\0\0", 13);
-    if (compress2(chunk.data() + 13, &size, icc.data(), static_cast<uLong>(icc.size()),
-                  Z_DEFAULT_COMPRESSION) != Z_OK) {
-      *error = "cannot compress the ICC profile";
-      return false;
-    }
-    out.put("iCCP", chunk.data(), 13 + size);
-  }
-  // The image data: one zlib stream (level `level`, Z_FILTERED, 32 KiB window, memLevel 9),
-  // fed one filtered row at a time, written as IDAT chunks of up to 256 KiB.
-  ZStream zs;
-  if (deflateInit2(&zs.z, level, Z_DEFLATED, 15, 9, Z_FILTERED) != Z_OK) {
-    *error = "cannot start zlib";
-    return false;
-  }
-  zs.open = true;
-  std::vector<uint8_t> rows(6 * (n + 1), 0);
-  uint8_t* prev = rows.data();  // n bytes (zero above the first row)
-  uint8_t* cur = prev + (n + 1);
-  uint8_t* none = cur + (n + 1);  // none[1..n] is the current row, as stored in the file
-  uint8_t* up = none + (n + 1);
-  uint8_t* sub = up + (n + 1);
-  uint8_t* paeth = sub + (n + 1);
-  none[0] = 0;
-  up[0] = 2;
-  sub[0] = 1;
-  paeth[0] = 4;
-  std::vector<uint8_t> idat(256 * 1024);
-  zs.z.next_out = idat.data();
-  zs.z.avail_out = static_cast<uInt>(idat.size());
-  auto drain = [&](int flush) {
-    for (;;) {
-      const int rc = deflate(&zs.z, flush);
-      if (rc == Z_STREAM_ERROR) return false;
-      if (zs.z.avail_out == 0 || (flush == Z_FINISH && rc == Z_STREAM_END)) {
-        const size_t filled = idat.size() - zs.z.avail_out;
-        if (filled > 0) out.put("IDAT", idat.data(), filled);
-        zs.z.next_out = idat.data();
-        zs.z.avail_out = static_cast<uInt>(idat.size());
-        if (flush == Z_FINISH && rc == Z_STREAM_END) return out.ok();
-        continue;
-      }
-      if (zs.z.avail_in == 0 && flush != Z_FINISH) return out.ok();
-    }
-  };
-  for (int y = 0; y < image.height; ++y) {
-    const uint8_t* row = image.data.data() + static_cast<size_t>(y) * n;
-    if (sample_bytes == 2) {  // big-endian samples
-      for (size_t i = 0; i < n; i += 2) {
-        uint16_t v;
-        std::memcpy(&v, row + i, 2);
-        cur[i] = static_cast<uint8_t>(v >> 8);
-        cur[i + 1] = static_cast<uint8_t>(v & 0xFF);
-      }
-    } else {
-      std::memcpy(cur, row, n);
-    }
-    std::memcpy(none + 1, cur, n);
-    const uint8_t* best = choose_filter(cur, prev, n, bpp, none, up, sub, paeth);
-    zs.z.next_in = const_cast<Bytef*>(best);
-    zs.z.avail_in = static_cast<uInt>(n + 1);
-    if (!drain(Z_NO_FLUSH)) break;
-    std::swap(prev, cur);
-  }
-  if (!out.ok() || !drain(Z_FINISH)) {
-    *error = out.ok() ? "zlib failed" : std::strerror(errno);
-    return false;
-  }
-  out.put("IEND", nullptr, 0);
-  if (!out.ok()) *error = std::strerror(errno);
-  return out.ok();
 }
 
 }  // namespace upsample::cli

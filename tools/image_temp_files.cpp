@@ -1,5 +1,6 @@
 #include "image_temp_files.hpp"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "image_codecs.hpp"
 
@@ -41,7 +43,20 @@ void release_slot(int i) {
   if (i >= 0) slots[i].state.store(0, std::memory_order_release);
 }
 
+// A signal that removes the files, and creations in progress (between deciding to create a file
+// and publishing its slot): the handler waits for those, and a creation that begins once the
+// signal has come creates nothing, so that no file is made after the handler has looked.
+std::atomic<bool> terminating{false};
+std::atomic<int> creating{0};
+
 extern "C" void remove_temp_files(int sig) {
+  terminating.store(true);
+  // Bounded (1 s), in case a creation is stuck; the creating thread blocks these signals, so
+  // it is never this one.
+  for (int i = 0; i < 1000 && creating.load() != 0; ++i) {
+    const timespec ms = {0, 1000000};
+    nanosleep(&ms, nullptr);
+  }
   for (Slot& s : slots) {
     if (s.state.load(std::memory_order_acquire) == 2) ::unlink(s.path);
   }
@@ -85,13 +100,23 @@ bool TempFile::create(const std::string& target, std::string* error) {
   const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
   std::string name = dir + "." + base.substr(0, 200) + ".XXXXXX";
-  const int fd = ::mkstemp(name.data());
+  // The file and its slot without these signals on this thread (remove_temp_files).
+  sigset_t blocked, previous;
+  sigemptyset(&blocked);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&blocked, sig);
+  pthread_sigmask(SIG_BLOCK, &blocked, &previous);
+  ++creating;
+  const int fd = terminating.load() ? (errno = EINTR, -1) : ::mkstemp(name.data());
+  if (fd >= 0) {
+    temp_ = name;
+    slot_ = claim_slot(temp_);
+  }
+  --creating;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd < 0) {
     *error = "cannot write " + quote_path(target) + ": " + std::strerror(errno);
     return false;
   }
-  temp_ = name;
-  slot_ = claim_slot(temp_);
   file_ = ::fdopen(fd, "wb");
   if (file_ == nullptr) {
     *error = "cannot write " + quote_path(target) + ": " + std::strerror(errno);

@@ -72,7 +72,8 @@ void print_help() {
       "  --bits 8|16       sample depth of OUT (default: that of IN); 16 needs PNG or TIFF,\n"
       "                    8 from a 16-bit IN rounds v/257\n"
       "  --quality Q       JPEG and lossy WebP quality, 1-100 (default: JPEG %d, WebP %d)\n"
-      "  --png-level N     zlib level of PNG (and TIFF deflate), 0-9 (default 6)\n"
+      "  --png-level N     PNG compression, 0-9 (default 6: no larger than Pillow's files;\n"
+      "                    0-5 faster and larger, 7-9 slower and smaller); TIFF's zlib level\n"
       "  --webp-lossless   lossless WebP\n"
       "\n"
       "Several files (-o):\n"
@@ -498,8 +499,12 @@ int FileTask::prepare(std::string* error) {
   }
   const size_t decoded = static_cast<size_t>(stored_w) * stored_h * h.channels * (h.bits / 8);
   const size_t out_samples = static_cast<size_t>(out_w_) * out_h_ * h.channels;
+  // The PNG encoder holds the filtered rows and the compressed stream besides the samples
+  // (tools/image_png_write.cpp); the others about the output's size.
+  const size_t encoded =
+      out_samples * (out_bits_ / 8) * (*out_format_ == ImageFormat::kPng ? 2 : 1);
   estimate_ = source_->resident_bytes() + decoded * (orientation >= 5 ? 2 : 1) + workspace_bytes_ +
-              float_bytes + out_samples * (h.bits / 8) * 2 +
+              float_bytes + out_samples * (h.bits / 8) + encoded +
               (out_bits_ != h.bits ? out_samples * 2 : 0);
   return 0;
 }
@@ -545,6 +550,7 @@ bool FileTask::run(std::string* error) {
   if (out.bits != out_bits_) out = convert_depth(out, out_bits_);
   WriteOptions write = s_.write;
   write.format = out_format_;
+  write.threads = threads_;
   if (!write_image(out_, out, write, error)) return false;
   times_.encode_ms = ms_since(t0);
   // For describe().

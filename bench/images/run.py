@@ -213,6 +213,7 @@ def main():
     out = os.path.join(args.work_dir, "out")
     os.makedirs(out, exist_ok=True)
     tasks = args.tasks.split(",")
+    load_before = os.getloadavg()
     results = {}
     for task in tasks:
         cmds = commands(task, upsample, args.work_dir, out)
@@ -238,8 +239,10 @@ def main():
     titles = {"I1": "I1: 4000x3000 JPEG q92 -> 1000x750 JPEG q95, bicubic antialias",
               "I2": "I2: 4000x3000 PNG -> 1000x750 PNG, bicubic antialias",
               "I3": "I3: 200 JPEGs 1600x1200 -> 400x300 JPEG q95, bicubic antialias"}
+    load = lambda v: "/".join("%.2f" % x for x in v)  # noqa: E731
     lines = ["simd/threads: the tools' defaults on %d cores; %d runs each, round robin; "
-             "median wall time of the whole process" % (os.cpu_count(), args.reps), ""]
+             "median wall time of the whole process; load average (1/5/15 min) %s before, %s "
+             "after" % (os.cpu_count(), args.reps, load(load_before), load(os.getloadavg())), ""]
     for task in tasks:
         r = results[task]
         ref = r["upsample"]["median_s"]
@@ -260,7 +263,8 @@ def main():
         lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %.2fx |" % (task, d, r, e, kernel_ms,
                                                                       r / kernel_ms))
     write_report("\n".join(lines) + "\n", args.markdown_out, args.json_out,
-                 {"results": results, "split_ms": split, "kernel_ms": kernel_ms}, indent=1)
+                 {"results": results, "split_ms": split, "kernel_ms": kernel_ms,
+                  "load_before": load_before, "load_after": os.getloadavg()}, indent=1)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,15 @@
   gray + alpha, RGB and RGBA as each format stores them; files written by Pillow read by the tool
   and files written by the tool read by Pillow (and 16-bit files by the PNG codec of
   test_cli_tools.py); JPEG decoding is the same libjpeg-turbo as Pillow's, so bit-exact;
+- PNG writing: no larger than Pillow's default save (photo-like RGB, RGBA, gray, gray + alpha,
+  16-bit gray, gradients, the demo's contact sheet), every pixel read back by Pillow, libpng
+  (OpenCV), libvips and the zlib-based codec of test_cli_tools.py, whatever the number of strips
+  (threads), and at every --png-level;
+- PNG reading: every filter type, IDAT chunks of any size (empty ones too), 8 and 16 bits in
+  every channel count, Adam7 interlacing, tRNS (gray, RGB, palette); faults in the image data
+  (CRCs, deflate blocks, the Adler-32, filter types, missing rows, truncation) refused with one
+  line, and what libpng lets pass (a bad CRC on an ancillary chunk, data after the last row)
+  passing;
 - EXIF orientations 1-8 in JPEG (APP1), PNG (eXIf), WebP (EXIF) and TIFF (the orientation tag):
   the pixels after autorotation equal Pillow's ImageOps.exif_transpose, --size follows the
   displayed size, --no-autorotate keeps the stored pixels;
@@ -36,8 +45,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import struct
 import tempfile
 import time
+import zlib
 
 import numpy as np
 from PIL import Image, ImageCms, ImageOps
@@ -46,6 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli_tools as tools  # noqa: E402  (the PNG codec, the library reference, fixtures)
 from harness.cli import CLI, read_terminal, report, run, run_checks  # noqa: E402
 
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --fast against the exact result on the photo-like test image (docs/cli.md reports 52.8 dB
 # for 4000x3000 -> 1000x750; the bound leaves room for other content).
 FAST_PSNR_DB = 40.0
@@ -225,53 +237,211 @@ def check_round_trips():
         report(0 <= d <= 1, "CMYK JPEG as RGB within 1 of Pillow's conversion (max %d)" % d)
 
 
-def png_idat(path):
-    """The concatenated IDAT data of a PNG file, and its chunk types in order."""
-    with open(path, "rb") as f:
-        data = f.read()
-    pos, idat, kinds = 8, b"", []
+def png_chunks(data):
+    """The chunks of a PNG file's bytes: (type, data) in order."""
+    pos, chunks = 8, []
     while pos < len(data):
         n = int.from_bytes(data[pos:pos + 4], "big")
-        kinds.append(data[pos + 4:pos + 8])
-        if kinds[-1] == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
+        chunks.append((data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]))
         pos += 12 + n
-    return idat, kinds
+    return chunks
 
 
-def check_png_size_against_pillow():
-    """Default PNGs: the same compressed data as Pillow's default Image.save, in no more bytes."""
+def chunk(kind, body, crc=None):
+    crc = zlib.crc32(kind + body) & 0xFFFFFFFF if crc is None else crc
+    return len(body).to_bytes(4, "big") + kind + body + crc.to_bytes(4, "big")
+
+
+def stored_rows(img):
+    """An image's rows as a PNG stores them: (h, n) bytes, 16-bit samples big-endian."""
+    a = as_hwc(img)
+    a = a.astype(">u2") if a.dtype == np.uint16 else a.astype(np.uint8)
+    return np.frombuffer(a.tobytes(), np.uint8).reshape(a.shape[0], -1), a.shape[2] * a.itemsize
+
+
+def filtered(rows, bpp, filters):
+    """PNG-filtered rows (a filter type byte before each), row y with filters[y % len]."""
+    out, prev = [], np.zeros(rows.shape[1], np.int32)
+    for y in range(rows.shape[0]):
+        cur = rows[y].astype(np.int32)
+        left = np.concatenate([np.zeros(bpp, np.int32), cur[:-bpp]])
+        upleft = np.concatenate([np.zeros(bpp, np.int32), prev[:-bpp]])
+        kind = filters[y % len(filters)]
+        if kind == 4:
+            pa, pb = np.abs(prev - upleft), np.abs(left - upleft)
+            pc = np.abs(left + prev - 2 * upleft)
+            pred = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
+        else:
+            pred = [0, left, prev, (left + prev) // 2][kind]
+        out.append(bytes([kind]) + ((cur - pred) & 0xFF).astype(np.uint8).tobytes())
+        prev = cur
+    return b"".join(out)
+
+
+ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+         (0, 1, 1, 2)]
+
+
+def png_bytes(img, filters=(0,), idat_sizes=None, interlace=False, stream=None, after=b""):
+    """A PNG of `img` (HxW or HxWxC, uint8 or uint16) written here: rows filtered with
+    `filters` in turn (each Adam7 pass on its own when `interlace`), the zlib stream (or
+    `stream`) split into IDAT chunks of `idat_sizes` bytes in turn, `after` (chunks) before
+    IEND."""
+    a = as_hwc(img)
+    h, w, c = a.shape
+    bits = 16 if a.dtype == np.uint16 else 8
+    if stream is None:
+        passes = [a[y0::dy, x0::dx] for x0, y0, dx, dy in ADAM7] if interlace else [a]
+        raw = b"".join(filtered(*stored_rows(p), filters) for p in passes if p.size)
+        stream = zlib.compress(raw, 6)
+    sizes = idat_sizes or [len(stream)]
+    idats, pos, k = [], 0, 0
+    while pos < len(stream) or not idats:
+        idats.append(chunk(b"IDAT", stream[pos:pos + sizes[k % len(sizes)]]))
+        pos += sizes[k % len(sizes)]
+        k += 1
+    ihdr = struct.pack(">IIBBBBB", w, h, bits, tools.COLOR_TYPE[c], 0, 0, 1 if interlace else 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"".join(idats) + after +
+            chunk(b"IEND", b""))
+
+
+def read_back(label, path, want):
+    """`path` (a PNG the tool wrote) read by Pillow, by the test's own codec (zlib, every CRC
+    checked), by libpng (OpenCV's reader) and by libvips: every one gives `want` exactly."""
+    want = as_hwc(want)
+    c = want.shape[2]
+    if want.dtype == np.uint8 or c == 1:  # Pillow has no 16-bit colour modes
+        same(label + ", read by Pillow", pil_array(path), want)
+    same(label + ", read by the test's PNG codec", tools.png_read(path)[0], want)
+    try:
+        import cv2
+    except ImportError:
+        return report(False, "%s: OpenCV (python3-opencv, installed by ./dev) is missing" % label)
+    got = as_hwc(cv2.imread(path, cv2.IMREAD_UNCHANGED))
+    bgr = np.concatenate([want[:, :, :1]] * 3 + [want[:, :, 1:]], 2) if c == 2 else want
+    bgr = bgr[:, :, [2, 1, 0, 3][:bgr.shape[2]]] if bgr.shape[2] >= 3 else bgr
+    same(label + ", read by libpng (OpenCV)", got, bgr)
+    if shutil.which("vips") is None:
+        return report(False, "%s: vips (libvips-tools, installed by ./dev) is missing" % label)
+    p = subprocess.run(["vips", "rawsave", path, path + ".raw"], capture_output=True, text=True)
+    if report(p.returncode == 0, "%s: vips rawsave: %r" % (label, p.stderr)):
+        raw = np.fromfile(path + ".raw", want.dtype).reshape(want.shape)
+        same(label + ", read by libvips", raw, want)
+
+
+def check_png_writing():
+    """The tool's PNGs: no larger than Pillow's default save, and read back exactly by Pillow,
+    libpng, libvips and zlib; the same pixels whatever the number of strips (threads)."""
+    contact = pil_array(os.path.join(SOURCE_DIR, "docs", "images", "contact_sheet.png"))
+    rng = np.random.default_rng(95)
     cases = [("photo", photo(300, 400, seed=90)),
              ("gradient", np.stack(np.mgrid[0:240, 0:320], -1)[:, :, [1, 0, 0]]
+              .astype(np.uint8)),
+             ("large gradient", np.stack(np.mgrid[0:1500, 0:2000] // 8, -1)[:, :, [1, 0, 1]]
               .astype(np.uint8)),
              ("rgba", np.concatenate([photo(200, 300, seed=91),
                                       np.full((200, 300, 1), 200, np.uint8)], 2)),
              ("gray", photo(150, 200, seed=92)[:, :, 0]),
+             ("gray + alpha", np.stack([photo(150, 200, seed=96)[:, :, 0],
+                                        photo(150, 200, seed=97)[:, :, 1]], 2)),
              ("gray16", (photo(150, 200, seed=93)[:, :, 0].astype(np.uint16) * 257 +
-                         np.arange(200, dtype=np.uint16)[None, :]))]
+                         np.arange(200, dtype=np.uint16)[None, :])),
+             ("contact sheet", contact),
+             ("large photo", photo(1200, 1600, seed=98)),
+             # Few distinct levels: here Pillow's four filters beat the five of libpng's
+             # heuristic by 15-25%, and the tool writes Pillow's stream.
+             ("posterized photo", photo(400, 600, seed=100) // 16 * 16),
+             ("3-bit noise", rng.integers(0, 8, (400, 600, 3), dtype=np.uint8) * 32)]
     for name, img in cases:
         tools.png_write(tmp("sz_in.png"), img)
         Image.fromarray(img).save(tmp("sz_pil.png"))
         if resize("PNG size " + name, tmp("sz_in.png"), tmp("sz_us.png"), "--scale", "1",
                   "--mode", "nearest"):
             ours, pil = os.path.getsize(tmp("sz_us.png")), os.path.getsize(tmp("sz_pil.png"))
-            (ours_idat, kinds), (pil_idat, _) = png_idat(tmp("sz_us.png")), png_idat(tmp("sz_pil.png"))
-            report(ours_idat == pil_idat, "PNG %s: the same compressed data as Pillow's (%d and %d "
-                   "bytes)" % (name, len(ours_idat), len(pil_idat)))
-            report(ours <= pil, "PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            info("PNG %s: %d bytes, Pillow %d (%.4f)" % (name, ours, pil, ours / pil))
+            report(ours <= pil, "PNG %s: %d bytes, Pillow %d" % (name, ours, pil))
+            with open(tmp("sz_us.png"), "rb") as f:
+                kinds = [k for k, _ in png_chunks(f.read())]
             report(kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and
                    set(kinds[1:-1]) == {b"IDAT"}, "PNG %s: chunks %s" % (name, kinds))
-            same("PNG %s: Pillow reads the pixels back" % name, pil_array(tmp("sz_us.png")), img)
+            read_back("PNG " + name, tmp("sz_us.png"), img)
+    # Strips: the image data compressed in pieces by several threads, joined into one zlib
+    # stream. Different streams for different thread counts, the same pixels. (A resized photo,
+    # as in I2: libdeflate's stream clearly smaller than Pillow's, so it is written alone.)
+    img = np.asarray(Image.fromarray(photo(1800, 1400, seed=99)).resize((700, 900),
+                                                                         Image.BICUBIC))
+    img = np.concatenate([img, img[:, :, 1:2] // 2 + 100], 2)  # and an alpha channel
+    tools.png_write(tmp("st_in.png"), img)
+    streams = {}
+    for threads in (1, 2, 3, 8):
+        out = tmp("st%d.png" % threads)
+        if resize("%d threads" % threads, tmp("st_in.png"), out, "--scale", "1", "--mode",
+                  "nearest", "--threads", str(threads)):
+            with open(out, "rb") as f:
+                streams[threads] = b"".join(d for k, d in png_chunks(f.read()) if k == b"IDAT")
+            read_back("PNG of %d threads" % threads, out, img)
+    report(len(set(streams.values())) == 4, "1, 2, 3 and 8 threads write 4 different streams "
+           "(%s bytes)" % [len(v) for v in streams.values()])
+    rows16 = rng.integers(0, 65536, (70, 90, 3), dtype=np.uint16)
+    for c in (2, 3, 4):  # 16-bit colour: no Pillow mode to compare sizes with
+        tools.png_write(tmp("w16.png"), rows16[:, :, :c])
+        if resize("16-bit %s" % PIL_MODES[c], tmp("w16.png"), tmp("w16_out.png"), "--scale",
+                  "1", "--mode", "nearest"):
+            read_back("PNG 16-bit %s" % PIL_MODES[c], tmp("w16_out.png"), rows16[:, :, :c])
     sizes = {}
     src = photo(300, 400, seed=94)
     tools.png_write(tmp("lv.png"), src)
-    for level in (0, 1, 9):
+    for level in range(10):
         if resize("--png-level %d" % level, tmp("lv.png"), tmp("lv%d.png" % level), "--scale",
                   "1", "--mode", "nearest", "--png-level", str(level)):
             sizes[level] = os.path.getsize(tmp("lv%d.png" % level))
             same("--png-level %d is lossless" % level, pil_array(tmp("lv%d.png" % level)), src)
-    report(len(sizes) == 3 and sizes[9] < sizes[1] < sizes[0], "--png-level 9 < 1 < 0 in bytes: "
-           "%s" % sizes)
+    Image.fromarray(src).save(tmp("lv_pil.png"))
+    report(len(sizes) == 10 and sizes[9] <= sizes[6] <= os.path.getsize(tmp("lv_pil.png")) and
+           sizes[6] < sizes[1] < sizes[0], "--png-level 9 <= 6 <= Pillow's and 6 < 1 < 0 in "
+           "bytes: %s" % sizes)
+
+
+def check_png_reading():
+    """PNGs of every kind read exactly: each filter type, IDAT chunks of any size, 8 and 16 bits
+    in every channel count, Adam7 interlacing, tRNS, palettes."""
+    rng = np.random.default_rng(130)
+    for bits in (8, 16):
+        for c in (1, 2, 3, 4):
+            img = rng.integers(0, 65536 if bits == 16 else 256, (37, 29, c),
+                               dtype=np.uint16 if bits == 16 else np.uint8)
+            img[10:20] = img[9:10]  # runs that the filters turn into zeros
+            for filters, sizes in [((0, 1, 2, 3, 4), None), ((4, 3, 2, 1), [1, 7, 0, 100]),
+                                   ((3,), [4096])]:
+                label = "PNG %d-bit %s, filters %s, IDAT sizes %s" % (bits, PIL_MODES[c],
+                                                                     filters, sizes)
+                with open(tmp("rd.png"), "wb") as f:
+                    f.write(png_bytes(img, filters, sizes))
+                if resize(label, tmp("rd.png"), tmp("rd_out.png"), "--scale", "1", "--mode",
+                          "nearest"):
+                    same(label + ": the tool's output", tools.png_read(tmp("rd_out.png"))[0], img)
+            with open(tmp("adam7.png"), "wb") as f:
+                f.write(png_bytes(img, (0, 1, 2, 3, 4), interlace=True))
+            label = "PNG %d-bit %s, Adam7 interlaced" % (bits, PIL_MODES[c])
+            if resize(label, tmp("adam7.png"), tmp("adam7_out.png"), "--scale", "1", "--mode",
+                      "nearest"):
+                same(label, tools.png_read(tmp("adam7_out.png"))[0], img)
+    # tRNS: one colour (gray or RGB) or palette entries made transparent.
+    rgb = rng.integers(0, 4, (20, 30, 3), dtype=np.uint8) * 60
+    key = rgb[3, 4]
+    Image.fromarray(rgb).save(tmp("trns_rgb.png"), transparency=tuple(int(v) for v in key))
+    Image.fromarray(rgb[:, :, 0]).save(tmp("trns_gray.png"), transparency=int(key[0]))
+    Image.fromarray(rgb).quantize(colors=16).save(tmp("trns_pal.png"),
+                                                  transparency=bytes([0, 128] + [255] * 14))
+    opaque = np.where((rgb == key).all(2, keepdims=True), 0, 255).astype(np.uint8)
+    gray_opaque = np.where(rgb[:, :, :1] == key[0], 0, 255).astype(np.uint8)
+    for label, path, want in [
+            ("RGB + tRNS", tmp("trns_rgb.png"), np.concatenate([rgb, opaque], 2)),
+            ("gray + tRNS", tmp("trns_gray.png"), np.concatenate([rgb[:, :, :1], gray_opaque], 2)),
+            ("palette + tRNS", tmp("trns_pal.png"),
+             np.asarray(Image.open(tmp("trns_pal.png")).convert("RGBA")))]:
+        if resize(label, path, tmp("trns_out.png"), "--scale", "1", "--mode", "nearest"):
+            same(label + " read as alpha", tools.png_read(tmp("trns_out.png"))[0], want)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,6 +616,52 @@ def check_decode_errors():
                      "nearest")
     report(rc == 1 and "16383" in err and set(os.listdir(TMP)) == before,
            "WebP too wide: exit 1, no file (%d, %r)" % (rc, err))
+
+
+def check_png_errors():
+    """Faults in a PNG's image data (read by the tool, not libpng): exit 1, one line naming the
+    file and the fault, no output; what libpng lets pass (a bad CRC on an ancillary chunk, data
+    after the last row) passes."""
+    img = photo(40, 50, seed=140)
+    rows, bpp = stored_rows(img)
+    raw = filtered(rows, bpp, (0, 1, 2, 3, 4))
+    stream = zlib.compress(raw, 6)
+    good = png_bytes(img, stream=stream)
+    ihdr_end = 8 + 25
+    idat = chunk(b"IDAT", stream)
+    iend = chunk(b"IEND", b"")
+    text = chunk(b"tEXt", b"Comment\x00hello")
+    no_filter_5 = bytearray(raw)
+    no_filter_5[0] = 5
+    cases = [
+        ("a wrong IDAT CRC", good[:ihdr_end] + idat[:-4] + bytes(4) + iend, ["IDAT", "CRC"]),
+        ("an invalid deflate block", png_bytes(img, stream=b"\x78\x9c\x07" + stream[3:]),
+         ["corrupt image data", "block"]),
+        ("a wrong Adler-32", png_bytes(img, stream=stream[:-1] + bytes([stream[-1] ^ 1])),
+         ["corrupt image data", "Adler-32"]),
+        ("filter type 5", png_bytes(img, stream=zlib.compress(bytes(no_filter_5))),
+         ["filter", "5"]),
+        ("rows missing", png_bytes(img, stream=zlib.compress(raw[:-len(raw) // 3])),
+         ["Not enough image data"]),
+        ("the zlib stream cut short", png_bytes(img, stream=stream[:len(stream) // 2]),
+         ["Not enough image data"]),
+        ("the file cut in the image data", good[:len(good) // 2], ["truncated"]),
+        ("no IEND", good[:-12], ["truncated"]),
+        ("a wrong IEND CRC", good[:-4] + bytes(4), ["IEND", "CRC"]),
+    ]
+    for label, data, want in cases:
+        with open(tmp("fault.png"), "wb") as f:
+            f.write(data)
+        expect_failure("PNG with " + label, tmp("fault.png"), ["cannot decode", "PNG"] + want)
+    for label, data in [
+            ("a wrong CRC on an ancillary chunk after the image data",
+             good[:-12] + text[:-4] + bytes(4) + iend),
+            ("data after the last row", png_bytes(img, stream=zlib.compress(raw + bytes(99))))]:
+        with open(tmp("lenient.png"), "wb") as f:
+            f.write(data)
+        if resize("PNG with " + label, tmp("lenient.png"), tmp("lenient_out.png"), "--scale", "1",
+                  "--mode", "nearest"):
+            same("PNG with %s: the pixels" % label, tools.png_read(tmp("lenient_out.png"))[0], img)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -709,9 +925,10 @@ def main():
     TMP = tempfile.mkdtemp(prefix="upsample_cli_images_")
     tools.TMP = TMP
     try:
-        return run_checks([check_round_trips, check_png_size_against_pillow, check_orientation,
-                           check_icc, check_decode_errors, check_pixels, check_fast,
-                           check_folders, check_progress, check_interrupt])
+        return run_checks([check_round_trips, check_png_writing, check_png_reading,
+                           check_orientation, check_icc, check_decode_errors, check_png_errors,
+                           check_pixels, check_fast, check_folders, check_progress,
+                           check_interrupt])
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
 
