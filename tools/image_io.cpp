@@ -149,6 +149,8 @@ bool plan_resample(int in_w, int in_h, int c, int out_w, int out_h, DType dtype,
   // Area mode takes its ratio from the sizes (F.interpolate does not pass scale_factor to
   // adaptive average pooling).
   if (spec.mode != Mode::kArea) op.scales = {spec.scale_y, spec.scale_x, 0.0};
+  // Alpha: the library resamples colour premultiplied, in its kernels (docs/numerics.md).
+  op.premultiplied_alpha = premultiplies(c, spec);
   const TensorDesc src = TensorDesc::channels_last(dtype, {1, c, in_h, in_w});
   const TensorDesc dst = TensorDesc::channels_last(dtype, {1, c, out_h, out_w});
   if (const Status st = make_plan(op, src, dst, plan); !st.ok()) {
@@ -179,46 +181,20 @@ int round_saturate(double v, int max) {
   return static_cast<int>(std::nearbyint(v));
 }
 
-// The samples of `in` converted to `dtype` (premultiplied by alpha / max when `premultiply`),
-// resampled by `plan`, and converted back to integer samples in `out` (divided by the resampled
-// alpha when `premultiply`). This is the path of the float tensor dtypes, and of premultiplied
-// alpha until the library resamples premultiplied integer samples itself.
-bool resample_through_float(const Image& in, const Plan& plan, DType dtype, bool premultiply,
-                            int threads, SampleBuffer* workspace, Image* out, std::string* error) {
-  const int c = in.channels;
+// The samples of `in` converted to `dtype`, resampled by `plan` (premultiplied, when the plan
+// says so, by the library), and converted back to integer samples in `out`: the path of the
+// float tensor dtypes.
+bool resample_through_float(const Image& in, const Plan& plan, DType dtype, int threads,
+                            SampleBuffer* workspace, Image* out, std::string* error) {
   const size_t esize = dtype_size(dtype);
   const int max = in.max_value();
   SampleBuffer src_buf(in.samples() * esize), dst_buf(out->samples() * esize);
-  const size_t in_pixels = static_cast<size_t>(in.width) * in.height;
-  for (size_t p = 0; p < in_pixels; ++p) {
-    const double alpha = premultiply ? in.sample(p * c + c - 1) : 0.0;
-    for (int k = 0; k < c; ++k) {
-      const size_t i = p * c + k;
-      double v = in.sample(i);
-      if (premultiply && k < c - 1) v = v * alpha / max;
-      store_element(dtype, src_buf.data() + i * esize, v);
-    }
+  for (size_t i = 0; i < in.samples(); ++i) {
+    store_element(dtype, src_buf.data() + i * esize, in.sample(i));
   }
   if (!run_plan(plan, src_buf.data(), dst_buf.data(), threads, workspace, error)) return false;
-  const size_t out_pixels = static_cast<size_t>(out->width) * out->height;
-  for (size_t p = 0; p < out_pixels; ++p) {
-    double alpha = 0.0;
-    int alpha_int = 0;
-    if (premultiply) {
-      alpha = load_element(dtype, dst_buf.data() + (p * c + c - 1) * esize);
-      alpha_int = round_saturate(alpha, max);
-    }
-    for (int k = 0; k < c; ++k) {
-      const size_t i = p * c + k;
-      const double v = load_element(dtype, dst_buf.data() + i * esize);
-      int s;
-      if (!premultiply || k == c - 1) {
-        s = round_saturate(v, max);
-      } else {
-        s = alpha_int == 0 ? 0 : round_saturate(v * max / alpha, max);
-      }
-      out->set_sample(i, s);
-    }
+  for (size_t i = 0; i < out->samples(); ++i) {
+    out->set_sample(i, round_saturate(load_element(dtype, dst_buf.data() + i * esize), max));
   }
   return true;
 }
@@ -654,7 +630,7 @@ Image convert_depth(const Image& image, int bits) {
   return out;
 }
 
-std::string resample_limitation(int channels, int bits, const ResampleSpec& spec) {
+std::string resample_limitation(int bits, const ResampleSpec& spec) {
   const bool nearest = !mixes_pixels(spec.mode);
   if ((nearest || spec.mode == Mode::kArea) && spec.align_corners) {
     return std::string("align_corners is only defined for bilinear and bicubic, not for ") +
@@ -673,12 +649,6 @@ std::string resample_limitation(int channels, int bits, const ResampleSpec& spec
     return "dtype uint16 is the type of 16-bit samples and this image has 8-bit samples (uint8 "
            "is their type)";
   }
-  if (is_integer(dtype) && premultiplies(channels, spec)) {
-    return std::string("dtype ") + dtype_name(dtype) +
-           " resamples every channel on its own, and this image has alpha, which is resampled "
-           "premultiplied through float32 by default; pass --straight-alpha to resample it in " +
-           dtype_name(dtype);
-  }
   if (dtype == DType::kFloat16 && bits == 16) {
     return "dtype float16 cannot hold 16-bit samples (its largest value is 65504); use "
            "float32, bfloat16 or float64";
@@ -686,16 +656,15 @@ std::string resample_limitation(int channels, int bits, const ResampleSpec& spec
   return "";
 }
 
-DType resample_dtype(int channels, int bits, const ResampleSpec& spec) {
+DType resample_dtype(int bits, const ResampleSpec& spec) {
   if (spec.dtype) return *spec.dtype;
-  if (premultiplies(channels, spec)) return DType::kFloat32;
   return bits == 16 ? DType::kUInt16 : DType::kUInt8;
 }
 
 bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, int out_width,
                            int out_height, const ResampleSpec& spec, size_t* workspace_bytes,
                            size_t* float_bytes, std::string* error) {
-  const DType dtype = resample_dtype(channels, bits, spec);
+  const DType dtype = resample_dtype(bits, spec);
   Plan plan;
   if (!plan_resample(in_width, in_height, channels, out_width, out_height, dtype, spec, &plan,
                      error)) {
@@ -714,11 +683,11 @@ bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, 
 
 bool resample_image(const Image& in, int out_width, int out_height, const ResampleSpec& spec,
                     Image* out, std::string* error, SampleBuffer* workspace) {
-  if (const std::string why = resample_limitation(in.channels, in.bits, spec); !why.empty()) {
+  if (const std::string why = resample_limitation(in.bits, spec); !why.empty()) {
     *error = why;
     return false;
   }
-  const DType dtype = resample_dtype(in.channels, in.bits, spec);
+  const DType dtype = resample_dtype(in.bits, spec);
   Plan plan;
   if (!plan_resample(in.width, in.height, in.channels, out_width, out_height, dtype, spec, &plan,
                      error)) {
@@ -731,8 +700,7 @@ bool resample_image(const Image& in, int out_width, int out_height, const Resamp
   if (is_integer(dtype)) {  // the library reads and writes the samples themselves
     return run_plan(plan, in.data.data(), out->data.data(), spec.threads, workspace, error);
   }
-  return resample_through_float(in, plan, dtype, premultiplies(in.channels, spec), spec.threads,
-                                workspace, out, error);
+  return resample_through_float(in, plan, dtype, spec.threads, workspace, out, error);
 }
 
 }  // namespace upsample::cli

@@ -199,13 +199,13 @@ struct ResampleSpec {
   int threads = 0;  // ExecContext::num_threads (0: the library's default)
 };
 
-// Why `spec` cannot resample an image of `channels` and `bits` ("" when it can): an integer
-// dtype that is not the samples' own type, uint8/uint16 with premultiplied alpha, float16 on
-// 16-bit samples (65535 overflows float16), align_corners or antialias with a nearest mode.
-std::string resample_limitation(int channels, int bits, const ResampleSpec& spec);
+// Why `spec` cannot resample an image of `bits` per sample ("" when it can): an integer dtype
+// that is not the samples' own type, float16 on 16-bit samples (65535 overflows float16),
+// align_corners or antialias with a nearest mode.
+std::string resample_limitation(int bits, const ResampleSpec& spec);
 
-// The tensor dtype `spec` resamples an image of `channels` and `bits` in.
-DType resample_dtype(int channels, int bits, const ResampleSpec& spec);
+// The tensor dtype `spec` resamples an image of `bits` per sample in.
+DType resample_dtype(int bits, const ResampleSpec& spec);
 
 // Memory resample_image needs besides the input and output samples: the library's workspace
 // and, on the float path, the converted input and output tensors. Returns false with `error`
@@ -217,10 +217,10 @@ bool resample_buffer_bytes(int in_width, int in_height, int channels, int bits, 
 // Resamples `in` to out_width x out_height (the ICC profile is carried over). The samples
 // become the tensor [1, C, H, W] in channels-last memory (TensorDesc::channels_last: exactly
 // the image's HWC layout) of resample_dtype(): for uint8 / uint16 the library reads `in` and
-// writes `out` directly; for a float dtype, or for premultiplied alpha, the samples go through
-// resample_through_float (image_io.cpp). Every result is rounded half to even and saturated to
-// [0, max] (NaN -> 0). With premultiplied alpha, a colour sample is c' * max / a' where c' and
-// a' are the resampled colour and alpha (0 where a' rounds to 0).
+// writes `out` directly; for a float dtype the samples go through resample_through_float
+// (image_io.cpp). Every result is rounded half to even and saturated to [0, max] (NaN -> 0).
+// Images with alpha (2 or 4 channels) are resampled premultiplied by the library
+// (OpDesc::premultiplied_alpha) unless the spec asks for straight alpha.
 // `out` keeps its buffer when it already has the size of the result, and `workspace` (grown
 // when too small; null: a buffer of its own) holds the library's workspace, so that a caller
 // can prepare both ahead. Returns false with `error` when the library refuses (the message of

@@ -454,7 +454,7 @@ int FileTask::prepare(std::string* error) {
   }
   const std::string what =
       quote_path(in_) + " (" + channels_name(h.channels) + ", " + std::to_string(h.bits) + "-bit)";
-  if (const std::string why = resample_limitation(h.channels, h.bits, spec_); !why.empty()) {
+  if (const std::string why = resample_limitation(h.bits, spec_); !why.empty()) {
     *error = what + ": " + why;
     return 2;
   }
@@ -571,7 +571,7 @@ std::string FileTask::describe() const {
     decoded += ", orientation " + std::to_string(h.orientation) + " applied";
   }
   if (!h.note.empty()) decoded += ", " + h.note;
-  const DType dtype = resample_dtype(h.channels, h.bits, spec_);
+  const DType dtype = resample_dtype(h.bits, spec_);
   std::snprintf(line, sizeof line,
                 "%s (%dx%d %s, %d-bit %s) -> %s (%dx%d %s, %d-bit %s): %s%s%s, %s, %d threads; "
                 "decode %.1f ms%s, resample %.1f ms, encode %.1f ms",
