@@ -61,9 +61,10 @@ struct ExecContext {
   int num_threads = 0;
 };
 
-// Limits on the memory make_plan() may take (phase-1 memory: the weight tables).
+// Limits on the memory a plan may take (phase-1 memory: the weight tables; and its workspace).
 struct PlanOptions {
-  // make_plan() refuses (kInvalidArgument) a plan whose tables would take more bytes.
+  // make_plan() refuses (kInvalidArgument) a plan whose tables or workspace would take more
+  // bytes.
   // 0: UPSAMPLE_MAX_BYTES if set (bytes, optionally with a K/M/G suffix), else half the
   // physical memory.
   size_t max_bytes = 0;

@@ -146,11 +146,19 @@ aclnnStatus to_logical(const char* api, const char* name, const aclTensor* tenso
   int64_t lowest = 0, highest = 0;
   const int64_t elem = static_cast<int64_t>(dtype_size(dtype));
   const bool reach = view_reach(t, &lowest, &highest);
-  if (t.storage_dims.empty() || !storage.ok() || !reach || lowest < 0 ||
-      highest >= storage.value() || !(CheckedInt64(storage.value()) * elem).ok()) {
+  const bool storage_bytes_ok = storage.ok() && (CheckedInt64(storage.value()) * elem).ok();
+  if (t.storage_dims.empty() || !storage_bytes_ok || !reach || lowest < 0 ||
+      highest >= storage.value()) {
     std::ostringstream why;
     why << view_text(name, t);
-    if (!reach || !storage.ok()) {
+    if (t.storage_dims.empty()) {
+      why << ": it has no storage dims";
+    } else if (!storage.ok()) {
+      why << ": its storage dims multiply past the int64 range";
+    } else if (!storage_bytes_ok) {
+      why << ": its storage of " << storage.value() << " elements of " << elem
+          << " bytes exceeds the int64 range of byte counts";
+    } else if (!reach) {
       why << ": its element offsets overflow int64";
     } else {
       why << " reaches elements [" << lowest << ", " << highest << "] outside its storage of "

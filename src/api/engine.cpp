@@ -96,6 +96,16 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
         << " would hold more bytes than int64 can count";
     return Status::Invalid(why.str());
   }
+  // The caller allocates the workspace, but a call whose workspace exceeds the limit cannot run
+  // within it either: a claimed view (zero strides over a tiny buffer) must not make a caller
+  // allocate terabytes.
+  if (exe->workspace_bytes() > limit) {
+    std::ostringstream why;
+    why << "the workspace for " << src.to_string() << " -> " << dst.to_string()
+        << " would take " << exe->workspace_bytes() << " bytes, more than the limit of " << limit
+        << " bytes (PlanOptions::max_bytes / UPSAMPLE_MAX_BYTES)";
+    return Status::Invalid(why.str());
+  }
   impl->exe = std::move(exe);
   return Status::Ok();
 }

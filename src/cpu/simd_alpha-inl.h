@@ -61,7 +61,10 @@ void vertical_alpha(const PassArgs<float>& a, const void* src_v, void* dst_v, in
       }
       if (a.unpremultiply) {
         const VF alpha = pixel_alpha<C>(acc);
-        const VF colour = hn::IfThenElseZero(hn::Gt(alpha, hn::Zero(d)), hn::Div(acc, alpha));
+        const auto positive = hn::Gt(alpha, hn::Zero(d));
+        // Not positive: divided by 1 and discarded (no division by zero on scalar targets).
+        const VF divisor = hn::IfThenElse(positive, alpha, hn::Set(d, 1.0f));
+        const VF colour = hn::IfThenElseZero(positive, hn::Div(acc, divisor));
         acc = hn::IfThenElse(is_alpha, acc, colour);
       }
       store(acc, d, out + i);

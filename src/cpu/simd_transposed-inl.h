@@ -140,9 +140,12 @@ HWY_INLINE void unpremultiply_outputs(DF d, int64_t r0, int64_t r1, int64_t chan
   for (int64_t p = r0; p < r1; p += channels) {
     const VF alpha = hn::Load(d, outs + (p - r0 + channels - 1) * L);
     const auto positive = hn::Gt(alpha, hn::Zero(d));
+    // Lanes that are not positive divide by 1 (their quotient is discarded): no division by
+    // zero, which Highway's scalar targets would perform as an undefined C++ division.
+    const VF divisor = hn::IfThenElse(positive, alpha, hn::Set(d, 1.0f));
     for (int64_t c = 0; c + 1 < channels; ++c) {
       float* out = outs + (p - r0 + c) * L;
-      hn::Store(hn::IfThenElseZero(positive, hn::Div(hn::Load(d, out), alpha)), d, out);
+      hn::Store(hn::IfThenElseZero(positive, hn::Div(hn::Load(d, out), divisor)), d, out);
     }
   }
 }

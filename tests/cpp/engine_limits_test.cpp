@@ -140,6 +140,29 @@ TEST(EngineLimits, MemoryLimitRefusesWithTheFigures) {
   EXPECT_TRUE(make_plan(op, src, dst, &plan).ok());
 }
 
+// The workspace counts against the same limit: a broadcast view (zero strides over one element)
+// claiming 2^40 rows needs tiny tables, but the CPU backend packs such an input into the
+// workspace (4 TiB here): refused with the figures; a limit that covers it accepts the call.
+TEST(EngineLimits, MemoryLimitCoversTheWorkspace) {
+  OpDesc op;
+  op.mode = Mode::kLinear;
+  TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {1, 1, int64_t{1} << 40, 1});
+  for (int d = 0; d < 4; ++d) src.strides[d] = 0;
+  const TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {1, 1, 4, 1});
+  Plan plan;
+  const Status st = make_plan(op, src, dst, &plan);
+  ASSERT_EQ(st.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message.find("the workspace for"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("more than the limit of"), std::string::npos) << st.message;
+  PlanOptions roomy;
+  roomy.max_bytes = SIZE_MAX;
+  ASSERT_TRUE(make_plan(op, src, dst, &plan, roomy).ok());
+  EXPECT_GE(plan.workspace_bytes(), size_t{1} << 42);
+  // A workspace within the default limit is unaffected.
+  const TensorDesc small = TensorDesc::contiguous(DType::kFloat32, {1, 1, 1024, 1});
+  EXPECT_TRUE(make_plan(op, small, dst, &plan).ok());
+}
+
 // Every finite positive scale is either accepted - with finite results equal to the float64
 // reference's (which clamps its indices the same way) - or refused with a message.
 TEST(EngineLimits, ExtremeScales) {

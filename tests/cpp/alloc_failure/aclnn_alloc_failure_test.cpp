@@ -1,8 +1,7 @@
 // The aclnn entry points and the engine under injected allocation failures (injection.hpp):
-// phase one and phase two of forward, backward and Resize entry points, failing at every
-// allocation they make in turn, must return an error status with a message naming the entry
-// point (never throw across the C ABI) and keep nothing; the native make_plan reports the
-// failure as a Status.
+// phase one of every entry point and phase two, failing at every allocation they make in turn, must
+// return an error status with a message naming the entry point (never throw across the C ABI) and
+// keep nothing; the native make_plan reports the failure as a Status.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,10 +11,10 @@
 #include "acl/acl.h"
 #include "acl/memory.hpp"
 #include "acl/runtime_internal.hpp"
-#include "aclnnop/aclnn_resize.h"
-#include "aclnnop/aclnn_upsample_bicubic2d_aa_grad.h"
 #include "aclnnop/aclnn_upsample_bilinear_2d.h"
+#include "check/entry_points.hpp"
 #include "cpp/alloc_failure/injection.hpp"
+#include "cpp/nchw_call.hpp"
 #include "upsample/resample.hpp"
 
 namespace {
@@ -44,33 +43,9 @@ void expect_out_of_memory(aclnnStatus status, const char* api) {
       << text;
 }
 
-struct Tensors {
-  std::vector<float> src = std::vector<float>(2 * 3 * 8 * 8, 1.0f);
-  std::vector<float> dst = std::vector<float>(2 * 3 * 16 * 12, 0.0f);
-  aclTensor* self = nullptr;
-  aclTensor* out = nullptr;
-  aclIntArray* output_size = nullptr;
-  aclIntArray* input_size = nullptr;
-  aclFloatArray* scales = nullptr;
-  Tensors() {
-    const int64_t in_dims[4] = {2, 3, 8, 8}, out_dims[4] = {2, 3, 16, 12};
-    const int64_t out_size[2] = {16, 12};
-    const float resize_scales[4] = {1.0f, 1.0f, 2.0f, 1.5f};
-    self =
-        aclCreateTensor(in_dims, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, in_dims, 4, src.data());
-    out = aclCreateTensor(out_dims, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, out_dims, 4,
-                          dst.data());
-    output_size = aclCreateIntArray(out_size, 2);
-    input_size = aclCreateIntArray(in_dims, 4);
-    scales = aclCreateFloatArray(resize_scales, 4);
-  }
-  ~Tensors() {
-    aclDestroyTensor(self);
-    aclDestroyTensor(out);
-    aclDestroyIntArray(output_size);
-    aclDestroyIntArray(input_size);
-    aclDestroyFloatArray(scales);
-  }
+// The Bilinear2d call of the phase-two tests: 2x3x8x8 -> 2x3x16x12.
+struct Tensors : upsample::testing::NchwCall {
+  Tensors() : NchwCall({2, 3, 8, 8}, {2, 3, 16, 12}) {}
 };
 
 class AclnnAllocFailure : public ::testing::TestWithParam<bool> {
@@ -92,47 +67,81 @@ class AclnnAllocFailure : public ::testing::TestWithParam<bool> {
   std::vector<unsigned char> workspace_;
 };
 
+// Valid arguments of one entry point (one row of the entry table): N = 1, C = 2, every spatial
+// axis 4 -> 6 (a forward entry point reads 4s and writes 6s, a backward one reads a gradient of
+// 6s and writes one of 4s), in the channels-first format of its rank.
+class EntryArguments {
+ public:
+  explicit EntryArguments(const upsample::cli::EntryPoint& entry) {
+    const int spatial = entry.spatial_rank();
+    std::vector<int64_t> small = {1, 2}, large = {1, 2}, out_size;
+    std::vector<float> dim_scales = {1.0f, 1.0f};
+    for (int a = 0; a < spatial; ++a) {
+      small.push_back(4);
+      large.push_back(6);
+      out_size.push_back(6);
+      dim_scales.push_back(1.5f);
+    }
+    const aclFormat format = spatial == 1   ? ACL_FORMAT_NCL
+                             : spatial == 2 ? ACL_FORMAT_NCHW
+                                            : ACL_FORMAT_NCDHW;
+    const std::vector<int64_t>& src_dims = entry.forward() ? small : large;
+    const std::vector<int64_t>& dst_dims = entry.forward() ? large : small;
+    src_.assign(static_cast<size_t>(count(src_dims)), 1.0f);
+    dst_.assign(static_cast<size_t>(count(dst_dims)), 0.0f);
+    const int64_t src_storage = count(src_dims), dst_storage = count(dst_dims);
+    args_.src = aclCreateTensor(src_dims.data(), src_dims.size(), ACL_FLOAT, nullptr, 0, format,
+                                &src_storage, 1, src_.data());
+    args_.dst = aclCreateTensor(dst_dims.data(), dst_dims.size(), ACL_FLOAT, nullptr, 0, format,
+                                &dst_storage, 1, dst_.data());
+    args_.output_size = aclCreateIntArray(out_size.data(), out_size.size());
+    args_.input_size = aclCreateIntArray(small.data(), small.size());
+    args_.dim_scales = aclCreateFloatArray(dim_scales.data(), dim_scales.size());
+    args_.mode = entry.row->variant;
+  }
+  ~EntryArguments() {
+    aclDestroyTensor(args_.src);
+    aclDestroyTensor(args_.dst);
+    aclDestroyIntArray(args_.output_size);
+    aclDestroyIntArray(args_.input_size);
+    aclDestroyFloatArray(args_.dim_scales);
+  }
+  const upsample::cli::CallArgs& args() const { return args_; }
+
+ private:
+  static int64_t count(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  std::vector<float> src_, dst_;
+  upsample::cli::CallArgs args_;
+};
+
+// Every entry point of the table (tools/check/entry_points.hpp adapts the arguments to each
+// signature), failing at each allocation its phase one makes.
 TEST_P(AclnnAllocFailure, PhaseOneReportsOutOfMemoryAndKeepsNothing) {
-  struct Entry {
-    const char* api;
-    aclnnStatus (*call)(Tensors&, uint64_t*, aclOpExecutor**);
-  };
-  const Entry entries[] = {
-      {"aclnnUpsampleBilinear2d",
-       [](Tensors& t, uint64_t* ws, aclOpExecutor** ex) {
-         return aclnnUpsampleBilinear2dGetWorkspaceSize(t.self, t.output_size, false, 0, 0, t.out,
-                                                        ws, ex);
-       }},
-      {"aclnnUpsampleBicubic2dAAGrad",
-       [](Tensors& t, uint64_t* ws, aclOpExecutor** ex) {
-         // gradOutput is `out` (16x12), the grad of the input `self` (8x8).
-         return aclnnUpsampleBicubic2dAAGradGetWorkspaceSize(t.out, t.output_size, t.input_size,
-                                                             false, 0, 0, t.self, ws, ex);
-       }},
-      {"aclnnResize",
-       [](Tensors& t, uint64_t* ws, aclOpExecutor** ex) {
-         return aclnnResizeGetWorkspaceSize(t.self, t.scales, "bilinear", t.out, ws, ex);
-       }},
-  };
-  for (const Entry& e : entries) {
+  for (const upsample::cli::EntryPoint& entry : upsample::cli::all_entry_points()) {
+    const std::string name = upsample::cli::display_name(entry);
+    const EntryArguments arguments(entry);
     const int64_t points = drive_through_each_allocation(
-        e.api, GetParam(),
+        name.c_str(), GetParam(),
         [&] {
           uint64_t ws = 0;
           aclOpExecutor* ex = nullptr;
-          const aclnnStatus st = e.call(t_, &ws, &ex);
+          const aclnnStatus st = entry.get_workspace_size(arguments.args(), &ws, &ex);
           return std::make_pair(st, ex);
         },
         [&](std::pair<aclnnStatus, aclOpExecutor*> result, bool injected) {
           if (result.first != ACLNN_SUCCESS) {
-            EXPECT_TRUE(injected) << e.api;
-            expect_out_of_memory(result.first, e.api);
+            EXPECT_TRUE(injected) << name << ": " << take_error_text();
+            expect_out_of_memory(result.first, entry.name());
             return;
           }
           EXPECT_EQ(aclDestroyAclOpExecutor(result.second), ACLNN_SUCCESS);
         },
         &settled);
-    EXPECT_GE(points, 3) << e.api;  // the executor, its plan and its tables at least
+    EXPECT_GE(points, 3) << name;  // the executor, its plan and its tables at least
   }
 }
 
