@@ -42,7 +42,6 @@ struct PassTable {
   std::vector<int32_t> padded_index;
   std::vector<W> padded_weight;
   std::vector<int32_t> padded_count;
-  bool uniform = false;  // every row has padded_taps taps
   // Windowed form of the padded table, per block of `window_lanes` consecutive rows: when every
   // tap of the block lies in [base, base + window_lanes * kind) for kind 1..4, the kernel loads
   // those vectors once and permutes them (no gathers: gathers are slow on several CPUs); kind 0:
@@ -52,6 +51,12 @@ struct PassTable {
   std::vector<int32_t> window_base;
   std::vector<uint8_t> window_kind;
   std::vector<int32_t> window_rel;
+  // Per block of the windowed form: the most taps a row of the block has (taps beyond it are
+  // masked out in every lane, so the kernel stops there), and whether every row of the block
+  // has exactly that many (no masks needed). Transposed tables are uniform inside and differ
+  // only at the borders: their inner blocks run as uniform ones.
+  std::vector<int32_t> block_taps;
+  std::vector<uint8_t> block_uniform;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
   PassTable(AxisTable<W> t, bool padded, int64_t lanes);

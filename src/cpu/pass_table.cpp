@@ -30,7 +30,7 @@ int64_t PassTable<W>::padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes
                   padded * static_cast<int64_t>(sizeof(int32_t));
   if (lanes > 1 && padded % lanes == 0) {  // windows
     const int64_t blocks = padded / lanes;
-    bytes += blocks * static_cast<int64_t>(sizeof(int32_t) + sizeof(uint8_t)) +
+    bytes += blocks * static_cast<int64_t>(2 * sizeof(int32_t) + 2 * sizeof(uint8_t)) +
              entries * static_cast<int64_t>(sizeof(int32_t));
   }
   return bytes;
@@ -53,7 +53,6 @@ PassTable<W>::PassTable(AxisTable<W> t, bool padded, int64_t lanes) : table(std:
   const int64_t rows = padded_rows_for(table.rows);
   padded_rows = rows;
   padded_taps = taps;
-  uniform = table.uniform_taps();
   padded_index.assign(static_cast<size_t>(rows * taps), 0);
   padded_weight.assign(static_cast<size_t>(rows * taps), W(0));
   padded_count.assign(static_cast<size_t>(rows), 0);
@@ -75,9 +74,19 @@ void PassTable<W>::build_windows(int64_t lanes) {
   window_base.assign(static_cast<size_t>(blocks), 0);
   window_kind.assign(static_cast<size_t>(blocks), 0);
   window_rel.assign(padded_index.size(), 0);
+  block_taps.assign(static_cast<size_t>(blocks), 0);
+  block_uniform.assign(static_cast<size_t>(blocks), 1);
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t r = b * lanes; r < std::min((b + 1) * lanes, table.rows); ++r) {
+    // Rows past table.rows are padding: their lanes are computed but never stored.
+    const int64_t first = b * lanes, last = std::min((b + 1) * lanes, table.rows);
+    for (int64_t r = first; r < last; ++r) {
+      block_taps[b] = std::max(block_taps[b], padded_count[r]);
+    }
+    for (int64_t r = first; r < last; ++r) {
+      if (padded_count[r] != block_taps[b]) block_uniform[b] = 0;
+    }
+    for (int64_t r = first; r < last; ++r) {
       for (int64_t k = 0; k < padded_count[r]; ++k) {
         lo = std::min<int64_t>(lo, padded_index[k * padded_rows + r]);
         hi = std::max<int64_t>(hi, padded_index[k * padded_rows + r]);

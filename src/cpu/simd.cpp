@@ -200,21 +200,21 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
 // The last block is computed whole (padding lanes use weight 0 on a valid element) and stored
 // under a mask.
 
-// Uniform tables (every row the same number of taps) are the common case; the hint keeps them
+// Uniform blocks (every row the same number of taps) are the common case; the hint keeps them
 // on the fall-through path whatever else this file holds (without it GCC's block layout of this
 // loop changed when copy_rows_4 joined the file).
 template <class DI>
 HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF acc, VF tap,
-                         int64_t k) {
+                         int64_t k, bool uniform) {
   const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
   if (k == 0) {
     const auto first = hn::Mul(w, tap);
-    if (HWY_LIKELY(p.uniform)) return first;
+    if (HWY_LIKELY(uniform)) return first;
     const auto count = hn::LoadU(di, p.padded_count.data() + r);
     return hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
   }
   const auto sum = hn::Add(acc, hn::Mul(w, tap));
-  if (HWY_LIKELY(p.uniform)) return sum;
+  if (HWY_LIKELY(uniform)) return sum;
   const auto count = hn::LoadU(di, p.padded_count.data() + r);
   const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
@@ -254,8 +254,11 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       const auto v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
       const auto v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
       const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+      // Taps past the block's longest row are masked out in every lane: not computed.
+      const int64_t taps = p.block_taps[r / lanes];
+      const bool uniform = p.block_uniform[r / lanes] != 0;
       auto acc = hn::Zero(d);
-      for (int64_t k = 0; k < p.padded_taps; ++k) {
+      for (int64_t k = 0; k < taps; ++k) {
         const auto rel = hn::LoadU(di, p.window_rel.data() + k * stride + r);
         const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
         auto tap = hn::TableLookupLanes(v0, lane);
@@ -269,7 +272,7 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
           if (kind > 2) pick(v2, 2);
           if (kind > 3) pick(v3, 3);
         }
-        acc = accumulate(d, di, p, r, acc, tap, k);
+        acc = accumulate(d, di, p, r, acc, tap, k, uniform);
       }
       if (r + lanes <= s.rows) {
         store(acc, d, out + r);

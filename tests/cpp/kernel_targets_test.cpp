@@ -4,6 +4,7 @@
 // equal (a NaN equals any NaN: which operand's payload an addition keeps is not specified).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -55,7 +56,40 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   // Wide antialias windows (strong downsampling): blocks whose taps span more than 4 vectors.
   specs.push_back({Mode::kCubic, true, false, 900, 13, 0.0});
   specs.push_back({Mode::kLinear, true, false, 500, 61, 0.0});
+  // Long axes: the transposed tables have uniform inner blocks and shorter or longer rows at the
+  // borders (PassTable::block_taps, block_uniform).
+  specs.push_back({Mode::kLinear, false, false, 300, 600, 0.0});
+  specs.push_back({Mode::kCubic, false, true, 170, 333, 0.0});
   return specs;
+}
+
+// The per-block tap counts of the windowed form: the longest row of the block, and uniform only
+// when every row of the block has that many. A transposed 2x linear table (4 taps inside, other
+// counts at both ends) has both kinds of block and blocks shorter than its longest row.
+TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
+  const int64_t lanes = 16;
+  AxisTable<float> table =
+      transpose(build_axis_table<float>({Mode::kLinear, false, false, 300, 600, 0.0}));
+  PassTable<float> p(table, true, lanes);
+  ASSERT_EQ(p.window_lanes, lanes);
+  const int64_t blocks = p.padded_rows / lanes;
+  ASSERT_EQ(static_cast<int64_t>(p.block_taps.size()), blocks);
+  int uniform = 0, mixed = 0, shorter = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t most = 0;
+    bool same = true;
+    const int64_t last = std::min((b + 1) * lanes, table.rows);
+    for (int64_t r = b * lanes; r < last; ++r) most = std::max(most, table.taps(r));
+    for (int64_t r = b * lanes; r < last; ++r) same = same && table.taps(r) == most;
+    EXPECT_EQ(p.block_taps[b], most) << "block " << b;
+    EXPECT_EQ(p.block_uniform[b] != 0, same) << "block " << b;
+    uniform += same;
+    mixed += !same;
+    shorter += most < p.padded_taps;
+  }
+  EXPECT_GT(uniform, 10);
+  EXPECT_GE(mixed, 1);
+  EXPECT_GT(shorter, 10);
 }
 
 TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
