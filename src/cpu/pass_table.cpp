@@ -1,5 +1,6 @@
 // PassTable: a materialised table plus the padded and windowed forms the vector kernels read.
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "cpu/kernels.hpp"
@@ -75,17 +76,17 @@ void PassTable<W>::build_windows(int64_t lanes) {
   window_kind.assign(static_cast<size_t>(blocks), 0);
   window_rel.assign(padded_index.size(), 0);
   block_taps.assign(static_cast<size_t>(blocks), 0);
-  block_uniform.assign(static_cast<size_t>(blocks), 1);
+  block_uniform.assign(static_cast<size_t>(blocks), 0);
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t lo = INT64_MAX, hi = -1;
     // Rows past table.rows are padding: their lanes are computed but never stored.
     const int64_t first = b * lanes, last = std::min((b + 1) * lanes, table.rows);
+    int32_t fewest = INT32_MAX;
     for (int64_t r = first; r < last; ++r) {
       block_taps[b] = std::max(block_taps[b], padded_count[r]);
+      fewest = std::min(fewest, padded_count[r]);
     }
-    for (int64_t r = first; r < last; ++r) {
-      if (padded_count[r] != block_taps[b]) block_uniform[b] = 0;
-    }
+    block_uniform[b] = first >= last || fewest == block_taps[b];
     for (int64_t r = first; r < last; ++r) {
       for (int64_t k = 0; k < padded_count[r]; ++k) {
         lo = std::min<int64_t>(lo, padded_index[k * padded_rows + r]);
