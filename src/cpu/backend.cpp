@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "core/checked.hpp"
@@ -108,28 +110,12 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   return c;
 }
 
-// Fuses steps a and b when b is a vertical kernel over a materialised table reading exactly the
-// rows a writes (a's axis is the dim inside b's, so b's inner is one of a's rows).
+// The fused pair `f` over bands of b's output rows, a's rows in each thread's scratch.
 template <typename W>
-bool Program<W>::fuse_pair(size_t ia, size_t ib) {
-  CompiledStep<W>& a = steps_[ia];
-  CompiledStep<W>& b = steps_[ib];
-  FusionRequest request;
-  request.a_resample = a.step.kind == core::Step::Kind::kResample;
-  request.b_resample = b.step.kind == core::Step::Kind::kResample;
-  request.connected = is_region(a.step.out) && a.step.out == b.step.in;
-  request.b_vertical_table =
-      b.args.table != nullptr && b.args.shape.inner > 1 && b.items == vertical_items(b.args.shape);
-  request.adjacent = request.a_resample && request.b_resample &&
-                     b.step.shape.inner == a.step.shape.rows * a.step.shape.inner &&
-                     a.step.shape.outer == b.step.shape.outer * b.step.shape.src_len;
-  if (std::string why = fusion_declines(request); !why.empty()) {
-    a.fusion = "not fused with the next step: " + why;
-    return false;
-  }
-  Fused f;
-  f.a = ia;
-  f.b = ib;
+void Program<W>::fuse_in_bands(Fused* fp, const std::string& pair_why) {
+  Fused& f = *fp;
+  CompiledStep<W>& a = steps_[f.a];
+  CompiledStep<W>& b = steps_[f.b];
   const PassShape& as = a.step.shape;
   const PassShape& bs = b.step.shape;
   f.planes = bs.outer;
@@ -165,11 +151,71 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib) {
   why << "fused with the next step: " << f.bands << " band(s) of " << f.band_rows
       << " rows per plane, up to " << f.rows_cap << " intermediate rows of " << f.row_bytes
       << " bytes in each thread's scratch";
-  a.fusion = why.str();
+  a.fusion = why.str() + " (not as one kernel: " + pair_why + ")";
   a.fused = static_cast<int>(fused_.size());
   a.scratch_bytes = static_cast<int64_t>(bytes);  // the pair's, through the head
   b.fused_tail = true;
   b.fusion = "runs in the bands of the step before";
+}
+
+// Fuses steps a and b when b is a vertical kernel over a materialised table reading exactly the
+// rows a writes (a's axis is the dim inside b's, so b's inner is one of a's rows); as one kernel
+// where pair_declines allows, else in bands (unless `direct_only`).
+template <typename W>
+bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
+  CompiledStep<W>& a = steps_[ia];
+  CompiledStep<W>& b = steps_[ib];
+  FusionRequest request;
+  request.a_resample = a.step.kind == core::Step::Kind::kResample;
+  request.b_resample = b.step.kind == core::Step::Kind::kResample;
+  request.connected = is_region(a.step.out) && a.step.out == b.step.in;
+  request.b_vertical_table =
+      b.args.table != nullptr && b.args.shape.inner > 1 && b.items == vertical_items(b.args.shape);
+  request.adjacent = request.a_resample && request.b_resample &&
+                     b.step.shape.inner == a.step.shape.rows * a.step.shape.inner &&
+                     a.step.shape.outer == b.step.shape.outer * b.step.shape.src_len;
+  if (std::string why = fusion_declines(request); !why.empty()) {
+    a.fusion = "not fused with the next step: " + why;
+    return false;
+  }
+  Fused f;
+  f.a = ia;
+  f.b = ib;
+  PairRequest pair;
+  pair.both_simd_vertical = std::string_view(a.kernel) == "simd_vertical" &&
+                            std::string_view(b.kernel) == "simd_vertical";
+  pair.alpha =
+      a.step.premultiply || a.step.unpremultiply || b.step.premultiply || b.step.unpremultiply;
+  pair.a_in = a.step.in_type;
+  pair.a_out = a.step.out_type;
+  pair.b_in = b.step.in_type;
+  pair.b_out = b.step.out_type;
+  pair.a_max_taps = a.args.table != nullptr ? a.args.table->max_taps : INT64_MAX;
+  pair.b_max_taps = b.args.table->max_taps;
+  pair.a_inner = a.args.shape.inner;
+  pair.lanes = simd_kernels().lanes;
+  const std::string pair_why = pair_declines(pair);
+  if (pair_why.empty()) {
+    if constexpr (std::is_same_v<W, float>) {
+      a.pair_fn = simd_kernels().vertical_pair[static_cast<int>(a.step.in_type)];
+    }
+  }
+  f.direct = a.pair_fn != nullptr;
+  if (!f.direct && direct_only) {
+    a.fusion = "not fused with the next step: " + fusion_not_tried_ +
+               ", and not as one kernel: " + pair_why;
+    return false;
+  }
+  if (f.direct) {
+    a.fusion =
+        "fused with the next step as one kernel (vertical_pair): each output row of the second "
+        "pass computes the first pass's rows it reads in registers; no intermediate in memory";
+    a.fused = static_cast<int>(fused_.size());
+    b.fused_tail = true;
+    b.fusion = "runs in the kernel of the step before";
+  } else {
+    fuse_in_bands(&f, pair_why);
+  }
   // b now writes while a still reads: when b's output region is a's input, b and every later
   // step swap the two regions (a's output region is free: the intermediate is in the scratch).
   if (is_region(a.step.in) && b.step.out == a.step.in) {
@@ -188,10 +234,10 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib) {
 }
 
 template <typename W>
-void Program<W>::fuse_steps() {
+void Program<W>::fuse_steps(bool direct_only) {
   for (size_t i = 0; i + 1 < steps_.size(); ++i) {
     if (steps_[i].fused_tail) continue;
-    if (fuse_pair(i, i + 1)) ++i;
+    if (fuse_pair(i, i + 1, direct_only)) ++i;
   }
 }
 
@@ -215,8 +261,18 @@ void Program<W>::layout_workspace() {
   strategy_ = choose_strategy(request);
   fusion_not_tried_ = fusion_not_tried(strategy_, request.passes);
   if (fusion_not_tried_.empty()) {
-    fuse_steps();
+    fuse_steps(false);
     strategy_ = strategy_after_fusion(std::move(strategy_), !fused_.empty());
+  } else {
+    // Plane mode still runs pairs of vertical passes as one kernel: a slice's intermediate
+    // between them is then never written (run_planes).
+    fuse_steps(true);
+    slice_region[0] = slice_region[1] = 0;
+    for (const CompiledStep<W>& s : steps_) {
+      if (s.fused >= 0 || !is_region(s.step.out)) continue;
+      const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
+      slice_region[region] = std::max(slice_region[region], s.out_slice_bytes);
+    }
   }
   // The regions the unfused steps write (a fused pair's intermediate lives in the scratch).
   int64_t region_bytes[2] = {0, 0};

@@ -299,6 +299,20 @@ std::string fusion_declines(const FusionRequest& r) {
   return "";
 }
 
+std::string pair_declines(const PairRequest& r) {
+  if (!r.both_simd_vertical) return "not two vector vertical kernels";
+  if (r.alpha) return kNoAlpha;
+  if (r.a_out != DType::kFloat32 || r.b_in != DType::kFloat32 || r.a_in != r.b_out) {
+    return "not T -> float32 -> T";
+  }
+  if (r.a_max_taps > kMaxPairTaps || r.b_max_taps > kMaxPairTaps) {
+    return "more than " + std::to_string(kMaxPairTaps) + " taps (the first pass's rows would be " +
+           "recomputed too often)";
+  }
+  if (r.a_inner < r.lanes) return "the first pass's taps are shorter than a vector";
+  return "";
+}
+
 Strategy choose_strategy(const StrategyRequest& r) {
   constexpr int64_t kMaxSliceScratch = 2 << 20;  // per region, one slice
   constexpr int64_t kBlockScratch = 256 << 10;   // target per region, one block
@@ -327,8 +341,8 @@ Strategy choose_strategy(const StrategyRequest& r) {
 
 std::string fusion_not_tried(const Strategy& s, int passes) {
   if (!s.planes || passes < 3) return "";
-  return "fusion not tried: plane mode keeps the intermediates of all " + std::to_string(passes) +
-         " passes in cache";
+  return "fusion in bands not tried: plane mode keeps the intermediates of all " +
+         std::to_string(passes) + " passes in cache";
 }
 
 Strategy strategy_after_fusion(Strategy s, bool any_fused) {

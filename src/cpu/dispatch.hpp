@@ -56,6 +56,23 @@ struct FusionRequest {
 // "" when the pair fuses, else why not.
 std::string fusion_declines(const FusionRequest& request);
 
+// A fused pair of two vertical passes (a then b) that may run as one kernel keeping a's rows in
+// registers (SimdKernels::vertical_pair): both on the vector vertical kernel, storage type T ->
+// float32 -> T, few taps (a's rows are recomputed for every row of b that reads them: cheap
+// when both passes have at most two taps, as bilinear has), a's taps at least one vector long.
+struct PairRequest {
+  bool both_simd_vertical = false;
+  bool alpha = false;  // premultiplied alpha in either step
+  DType a_in = DType::kFloat32, a_out = DType::kFloat32;
+  DType b_in = DType::kFloat32, b_out = DType::kFloat32;
+  int64_t a_max_taps = 0, b_max_taps = 0;
+  int64_t a_inner = 0;  // elements of one tap of a
+  int64_t lanes = 1;    // float32 lanes of the SIMD set
+};
+constexpr int64_t kMaxPairTaps = 2;
+// "" when the pair runs as one kernel, else why not.
+std::string pair_declines(const PairRequest& request);
+
 struct StrategyRequest {
   int passes = 0;             // resample steps
   bool has_copies = false;    // layout copy steps (strided, not sliceable)

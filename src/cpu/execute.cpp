@@ -62,15 +62,25 @@ void Program<W>::run_step(const CompiledStep<W>& s, const void* in, void* out, u
   });
 }
 
-// Items are (plane, band) pairs. A thread keeps the intermediate rows of its last band: the next
+// A direct pair runs as one kernel over the second step's items. Otherwise items are (plane,
+// band) pairs. A thread keeps the intermediate rows of its last band: the next
 // band of the same plane reuses the rows both read (moved to the front), computes the rest.
 template <typename W>
 void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned char* ws,
                            int threads) const {
   const CompiledStep<W>& a = steps_[f.a];
   const CompiledStep<W>& b = steps_[f.b];
-  const int64_t items = f.planes * f.bands;
   const int64_t by_work = std::max<int64_t>(1, (a.work + b.work) / (1 << 14));
+  if (f.direct) {  // one kernel over b's items (Fused::direct)
+    const int team = static_cast<int>(std::min<int64_t>({threads, b.items, by_work}));
+    on_threads(team, [&](int tid, int nt) {
+      const int64_t begin = b.items * tid / nt;
+      const int64_t end = b.items * (tid + 1) / nt;
+      if (begin < end) a.pair_fn(a.args, b.args, in, out, begin, end);
+    });
+    return;
+  }
+  const int64_t items = f.planes * f.bands;
   const int team = static_cast<int>(std::min<int64_t>({threads, items, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
@@ -125,13 +135,20 @@ void Program<W>::run_planes(const void* src, void* dst, unsigned char* ws, int t
     for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
       const int64_t nb = std::min(strategy_.block, last - b0);
       for (const CompiledStep<W>& s : steps_) {
+        if (s.fused_tail) continue;
+        // A pair run as one kernel (the only fusion plane mode has) writes its tail's output.
+        const CompiledStep<W>& last = s.fused >= 0 ? steps_[fused_[s.fused].b] : s;
         const void* in = s.step.in == core::Buffer::kSrc
                              ? static_cast<const unsigned char*>(src) + b0 * s.in_slice_bytes
                              : static_cast<const void*>(slot + slot_offset(s.step.in));
-        void* out = s.step.out == core::Buffer::kDst
-                        ? static_cast<unsigned char*>(dst) + b0 * s.out_slice_bytes
-                        : static_cast<void*>(slot + slot_offset(s.step.out));
-        s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
+        void* out = last.step.out == core::Buffer::kDst
+                        ? static_cast<unsigned char*>(dst) + b0 * last.out_slice_bytes
+                        : static_cast<void*>(slot + slot_offset(last.step.out));
+        if (s.fused >= 0) {
+          s.pair_fn(s.args, last.args, in, out, 0, last.items / batch * nb);
+        } else {
+          s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
+        }
       }
     }
   });

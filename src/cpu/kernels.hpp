@@ -136,6 +136,14 @@ inline W horizontal_output(const AxisTable<W>& t, int64_t r, const T* x, bool co
   return acc;
 }
 
+// Two consecutive vertical passes at once: pass `b` (items: its (outer, row) pairs) over the
+// rows pass `a` would write, each computed in registers where it is used and never stored. `a`
+// reads storage type T and writes float32, `b` reads float32 and writes T. Same arithmetic as the
+// two passes one after the other (a's value of each tap of b, then b's sum over them).
+template <typename W>
+using PairFn = void (*)(const PassArgs<W>& a, const PassArgs<W>& b, const void* src, void* dst,
+                        int64_t begin, int64_t end);
+
 // Work items (the unit of parallel splitting) of the two shapes: whole rows of outputs for a
 // horizontal kernel, (outer, row) pairs for a vertical one.
 inline int64_t horizontal_items(const PassShape& s) { return s.outer; }
@@ -228,6 +236,8 @@ struct SimdKernels {
   // The vertical kernel with premultiplied alpha, for pixels of 2 ([0]) or 4 ([1]) channels;
   // null where a vector does not hold whole pixels (the scalar target).
   PassFn<float> vertical_alpha[2][kDTypes][kDTypes] = {};
+  // Two vertical passes at once (PairFn), per storage type T (T -> float32 -> T).
+  PairFn<float> vertical_pair[kDTypes] = {};
 };
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set

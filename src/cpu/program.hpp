@@ -31,6 +31,8 @@ struct CompiledStep {
   int fused = -1;
   bool fused_tail = false;
   std::string fusion;  // how it runs fused with the next step, or why it does not
+  // The head of a fused pair of vertical passes run as one kernel (Fused::direct).
+  PairFn<W> pair_fn = nullptr;
 };
 
 // The first and last intermediate row output rows [r0, r1) of a fused pair read (hi < lo: none).
@@ -51,8 +53,12 @@ inline void band_rows_read(const AxisTable<W>& t, int64_t r0, int64_t r1, int64_
 // scratch just before, so the intermediate never leaves the cache. Bands are fixed at plan time
 // (not by thread count), every intermediate row is computed by the same kernel with the same
 // arithmetic, so the result is that of the two steps run one after the other, bit for bit.
+//
+// `direct`: the pair runs as one kernel instead (the head's pair_fn, over b's items), a's rows
+// computed in registers where b uses them (kernels.hpp, PairFn); no bands, no scratch.
 struct Fused {
-  size_t a = 0, b = 0;         // step indices
+  size_t a = 0, b = 0;  // step indices
+  bool direct = false;
   int64_t planes = 1;          // b's outer
   int64_t band_rows = 1;       // b's output rows per band
   int64_t bands = 1;           // per plane
@@ -79,8 +85,9 @@ class Program final : public core::Executable {
 
  private:
   CompiledStep<W> compile_step(const core::Step& step, int64_t lanes);
-  void fuse_steps();
-  bool fuse_pair(size_t a, size_t b);
+  void fuse_steps(bool direct_only);
+  bool fuse_pair(size_t a, size_t b, bool direct_only);
+  void fuse_in_bands(Fused* f, const std::string& pair_why);
   void layout_workspace();
 
   void run_steps(const void* src, void* dst, unsigned char* ws, int threads) const;

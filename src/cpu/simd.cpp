@@ -194,6 +194,120 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
+// ---- two vertical passes at once (PairFn): a's rows live in registers, never in memory -------
+// For an output row of b (item (o, r)) and each row `q` of a's output inside it, every tap k of
+// b names a source row y_k of the plane: a's value there is t_k = sum_j wa_j * x[y_k, x_j] (a's
+// taps in table order), the output sum_k wb_k * t_k (b's taps in order): the two passes'
+// arithmetic, without the store and load of t_k in between. a's store would turn a NaN t_k into
+// the default NaN; not doing so changes no bit: the output is NaN either way, and its store
+// canonicalises it. When the next row of b reads the same source rows (upsampling), both rows are
+// computed from the same t_k.
+
+// a's value t at row `x` (the tap's source row of a's input), elements [i, i + lanes).
+template <typename Tin>
+HWY_INLINE VF pair_tap(DF d, const Tin* x, const int64_t* ai, const float* aw, int64_t na,
+                       int64_t inner, int64_t i) {
+  if (na == 0) return hn::Zero(d);
+  VF t = hn::Mul(hn::Set(d, aw[0]), load(d, x + ai[0] * inner + i));
+  for (int64_t j = 1; j < na; ++j)
+    t = hn::Add(t, hn::Mul(hn::Set(d, aw[j]), load(d, x + ai[j] * inner + i)));
+  return t;
+}
+template <typename Tin>
+HWY_INLINE float pair_tap_scalar(const Tin* x, const int64_t* ai, const float* aw, int64_t na,
+                                 int64_t inner, int64_t i) {
+  if (na == 0) return 0.0f;
+  float t = aw[0] * load_as<float>(x + ai[0] * inner + i);
+  for (int64_t j = 1; j < na; ++j) t = t + aw[j] * load_as<float>(x + ai[j] * inner + i);
+  return t;
+}
+
+template <typename T>
+void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const void* src_v,
+                   void* dst_v, int64_t begin, int64_t end) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const PassShape& as = a.shape;
+  const PassShape& bs = b.shape;
+  const AxisTable<float>& ta = a.table->table;
+  const AxisTable<float>& tb = b.table->table;
+  const T* src = static_cast<const T*>(src_v);
+  T* dst = static_cast<T*>(dst_v);
+  const int64_t inner = as.inner;                    // elements of one tap of a
+  const int64_t a_outer_elems = as.src_len * inner;  // one source row of b's plane
+  int64_t o = begin / bs.rows, r = begin % bs.rows;
+  for (int64_t item = begin; item < end;) {
+    const int64_t eb0 = tb.offsets[r], eb1 = tb.offsets[r + 1], nb = eb1 - eb0;
+    // The next row of the same plane with the same source rows: computed alongside.
+    bool two = item + 1 < end && r + 1 < bs.rows && nb > 0 &&
+               tb.offsets[r + 2] - tb.offsets[r + 1] == nb &&
+               std::equal(tb.index.begin() + eb0, tb.index.begin() + eb1, tb.index.begin() + eb1);
+    const float* wb = tb.weight.data() + eb0;
+    const float* wc = two ? tb.weight.data() + eb1 : wb;
+    const T* plane = src + o * bs.src_len * a_outer_elems;
+    T* out = dst + item * bs.inner;
+    T* out2 = out + bs.inner;
+    if (nb == 0) {
+      for (int64_t e = 0; e < bs.inner; ++e) store_result(out + e, 0.0f);
+    } else {
+      const T* x0 = plane + tb.index[eb0] * a_outer_elems;
+      const T* x1 = nb > 1 ? plane + tb.index[eb0 + 1] * a_outer_elems : x0;
+      for (int64_t q = 0; q < as.rows; ++q) {
+        const int64_t ea0 = ta.offsets[q], na = ta.offsets[q + 1] - ea0;
+        const int64_t* ai = ta.index.data() + ea0;
+        const float* aw = ta.weight.data() + ea0;
+        T* y = out + q * inner;
+        T* y2 = out2 + q * inner;
+        int64_t i = 0;
+        if (na == 2 && nb == 2) {  // bilinear: both passes of two taps, pointers hoisted
+          const T *p00 = x0 + ai[0] * inner, *p01 = x0 + ai[1] * inner;
+          const T *p10 = x1 + ai[0] * inner, *p11 = x1 + ai[1] * inner;
+          const VF wa0 = hn::Set(d, aw[0]), wa1 = hn::Set(d, aw[1]);
+          const VF wb0 = hn::Set(d, wb[0]), wb1 = hn::Set(d, wb[1]);
+          const VF wc0 = hn::Set(d, wc[0]), wc1 = hn::Set(d, wc[1]);
+          for (; i + lanes <= inner; i += lanes) {
+            const VF t0 = hn::Add(hn::Mul(wa0, load(d, p00 + i)), hn::Mul(wa1, load(d, p01 + i)));
+            const VF t1 = hn::Add(hn::Mul(wa0, load(d, p10 + i)), hn::Mul(wa1, load(d, p11 + i)));
+            store(hn::Add(hn::Mul(wb0, t0), hn::Mul(wb1, t1)), d, y + i);
+            if (two) store(hn::Add(hn::Mul(wc0, t0), hn::Mul(wc1, t1)), d, y2 + i);
+          }
+        } else {
+          for (; i + lanes <= inner; i += lanes) {
+            VF acc = hn::Zero(d), acc2 = hn::Zero(d);
+            for (int64_t k = 0; k < nb; ++k) {
+              const T* x = plane + tb.index[eb0 + k] * a_outer_elems;
+              const VF t = pair_tap(d, x, ai, aw, na, inner, i);
+              const VF wt = hn::Mul(hn::Set(d, wb[k]), t), wt2 = hn::Mul(hn::Set(d, wc[k]), t);
+              acc = k == 0 ? wt : hn::Add(acc, wt);
+              acc2 = k == 0 ? wt2 : hn::Add(acc2, wt2);
+            }
+            store(acc, d, y + i);
+            if (two) store(acc2, d, y2 + i);
+          }
+        }
+        for (; i < inner; ++i) {
+          float acc = 0.0f, acc2 = 0.0f;
+          for (int64_t k = 0; k < nb; ++k) {
+            const T* x = plane + tb.index[eb0 + k] * a_outer_elems;
+            const float t = pair_tap_scalar(x, ai, aw, na, inner, i);
+            acc = k == 0 ? wb[k] * t : acc + wb[k] * t;
+            acc2 = k == 0 ? wc[k] * t : acc2 + wc[k] * t;
+          }
+          store_result(y + i, acc);
+          if (two) store_result(y2 + i, acc2);
+        }
+      }
+    }
+    const int64_t step = two ? 2 : 1;
+    item += step;
+    r += step;
+    if (r == bs.rows) {
+      r = 0;
+      ++o;
+    }
+  }
+}
+
 // ---- horizontal: taps along the unit-stride axis; lanes are consecutive outputs of a row -----
 // Per block of Lanes outputs, the taps are picked from 1 to 4 vectors loaded at the block's
 // window base (permutes), or, for wider windows, the block's rows are computed one by one.
@@ -367,6 +481,9 @@ const SimdKernels* kernel_set() {
 #endif
         }
       });
+    });
+    for_each_type(StorageTypes<float>{}, [&k](auto tag) {
+      k.vertical_pair[static_cast<int>(dtype_of<decltype(tag)>())] = &vertical_pair<decltype(tag)>;
     });
     k.vertical_stream = &vertical<float, float, true>;
     k.copy_rows_4 = &copy_rows_4;

@@ -149,9 +149,64 @@ TEST(Describe, NamesEveryKernelAndReason) {
   std::string text3;
   run(op3, src3, dst3, in3, &text3);
   EXPECT_NE(text3.find("plane mode: 4 slices"), std::string::npos) << text3;
-  EXPECT_NE(text3.find("fusion not tried: plane mode keeps the intermediates of all 3 passes"),
-            std::string::npos)
+  EXPECT_NE(
+      text3.find("fusion in bands not tried: plane mode keeps the intermediates of all 3 passes"),
+      std::string::npos)
       << text3;
+}
+
+// Channels-last bilinear: the two vertical passes run as one kernel (vertical_pair) with the
+// scalar-only plan's bits, NaN and infinity included, for channel counts around the vector length
+// and any thread count; bicubic (4 taps) and premultiplied-alpha-free float64 keep the bands, and
+// describe() says why.
+TEST(Describe, ChannelsLastBilinearRunsBothPassesAsOneKernel) {
+  std::mt19937 rng(29);
+  for (int64_t channels : {8, 12, 16, 19, 32, 40}) {
+    for (bool align : {false, true}) {
+      OpDesc op;
+      op.align_corners = align;
+      const TensorDesc src = TensorDesc::channels_last(DType::kFloat32, {3, channels, 9, 14});
+      const TensorDesc dst = TensorDesc::channels_last(DType::kFloat32, {3, channels, 17, 25});
+      std::vector<float> in(static_cast<size_t>(src.numel()));
+      std::normal_distribution<float> normal(0.0f, 10.0f);
+      for (float& v : in) v = normal(rng);
+      in[5] = NAN;
+      in[77] = INFINITY;
+      std::string best_text, scalar_text;
+      const std::vector<float> best = run(op, src, dst, in, &best_text);
+      std::vector<float> scalar;
+      {
+        ScalarOnly policy;
+        scalar = run(op, src, dst, in, &scalar_text);
+      }
+      ASSERT_EQ(0, std::memcmp(best.data(), scalar.data(), best.size() * sizeof(float)))
+          << channels << " channels";
+      EXPECT_NE(scalar_text.find("not as one kernel: not two vector vertical kernels"),
+                std::string::npos)
+          << scalar_text;
+      const bool vector_long = channels > 8 && channels >= simd_kernels().lanes;
+      EXPECT_EQ(best_text.find("as one kernel (vertical_pair)") != std::string::npos, vector_long)
+          << best_text;
+      if (channels <= 8) {  // channels interleaved into the W pass's rows: a horizontal kernel
+        EXPECT_NE(best_text.find("not as one kernel: not two vector vertical kernels"),
+                  std::string::npos)
+            << best_text;
+      } else if (!vector_long) {
+        EXPECT_NE(best_text.find("not as one kernel: the first pass's taps are shorter"),
+                  std::string::npos)
+            << best_text;
+      }
+    }
+  }
+  OpDesc cubic;
+  cubic.mode = Mode::kCubic;
+  const TensorDesc src = TensorDesc::channels_last(DType::kFloat32, {2, 32, 9, 14});
+  const TensorDesc dst = TensorDesc::channels_last(DType::kFloat32, {2, 32, 17, 25});
+  std::vector<float> in(static_cast<size_t>(src.numel()), 1.0f);
+  std::string text;
+  const std::vector<float> out = run(cubic, src, dst, in, &text);
+  for (float v : out) ASSERT_NEAR(v, 1.0f, 1e-5f);  // constant in, constant out
+  EXPECT_NE(text.find("not as one kernel: more than 2 taps"), std::string::npos) << text;
 }
 
 }  // namespace

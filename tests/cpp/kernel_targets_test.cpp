@@ -162,6 +162,81 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
   std::printf("SIMD targets checked against the scalar kernels: %s\n", names.c_str());
 }
 
+// Two vertical passes as one kernel (vertical_pair) against the two passes run one after the
+// other on the same target (T -> float32 -> T), and against the scalar kernels: bilinear-like
+// tables (up, down, align_corners, one-element axes), tables of more taps and transposed ones
+// (the kernel's general path, with empty rows), inner lengths around the vector length, and the
+// items split into uneven ranges (a pair of rows sharing their source rows may straddle them).
+TEST(KernelTargets, VerticalPairMatchesTwoPassesOnEveryTarget) {
+  ForEachTarget targets;
+  std::mt19937 rng(23);
+  const std::vector<std::pair<AxisSpec, AxisSpec>> specs = {
+      {{Mode::kLinear, false, false, 9, 18, 0.0}, {Mode::kLinear, false, false, 7, 14, 0.0}},
+      {{Mode::kLinear, false, true, 13, 5, 0.0}, {Mode::kLinear, false, false, 6, 11, 0.0}},
+      {{Mode::kLinear, false, false, 1, 3, 0.0}, {Mode::kLinear, false, true, 5, 1, 0.0}},
+      {{Mode::kLinear, false, false, 8, 8, 0.0}, {Mode::kNearest, false, false, 3, 7, 0.0}},
+      {{Mode::kCubic, false, false, 6, 13, 0.0}, {Mode::kLinear, true, false, 17, 5, 0.0}},
+  };
+  int pairs_checked = 0;
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
+    for_each_type(StorageTypes<float>{}, [&](auto tag) {
+      using T = decltype(tag);
+      const DType type = dtype_of<T>();
+      const int t = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
+      ASSERT_NE(k.vertical_pair[t], nullptr) << k.target;
+      for (const auto& [spec_a, spec_b] : specs) {
+        for (bool backward : {false, true}) {
+          AxisTable<float> ta = build_axis_table<float>(spec_a);
+          AxisTable<float> tb = build_axis_table<float>(spec_b);
+          if (backward) {
+            ta = transpose(ta);
+            tb = transpose(tb);
+          }
+          PassTable<float> pa(ta, false, k.lanes), pb(tb, false, k.lanes);
+          for (int64_t inner : {k.lanes, k.lanes + 3, 2 * k.lanes + 1}) {
+            const int64_t planes = 3;
+            PassArgs<float> a, b;
+            a.table = &pa;
+            a.shape = {planes * tb.src_len, ta.src_len, ta.rows, inner};
+            b.table = &pb;
+            b.shape = {planes, tb.src_len, tb.rows, ta.rows * inner};
+            const auto src = random_bytes(type, planes * tb.src_len * ta.src_len * inner, &rng);
+            const int64_t mid = planes * tb.src_len * ta.rows * inner;
+            const int64_t items = planes * tb.rows, n = items * b.shape.inner;
+            const auto two_passes = [&](PassFn<float> first, PassFn<float> second) {
+              const auto tmp =
+                  run_kernel(first, a, DType::kFloat32, planes * tb.src_len * ta.rows, src, mid);
+              return run_kernel(second, b, type, items, tmp, n);
+            };
+            const auto simd = two_passes(k.vertical[t][f32], k.vertical[f32][t]);
+            const auto scalar = two_passes(scalar_vertical<float>(type, DType::kFloat32),
+                                           scalar_vertical<float>(DType::kFloat32, type));
+            std::vector<unsigned char> pair(static_cast<size_t>(n) * sizeof(T), 0xCD);
+            for (int64_t begin = 0, step = 1; begin < items; begin += step, step += 2) {
+              k.vertical_pair[t](a, b, src.data(), pair.data(), begin,
+                                 std::min(items, begin + step));
+            }
+            const std::string what =
+                std::string(k.target) + " " + dtype_name(type) + " " + mode_name(spec_a.mode) +
+                "/" + mode_name(spec_b.mode) + " " + std::to_string(spec_a.in_len) + "->" +
+                std::to_string(spec_a.out_len) + ", " + std::to_string(spec_b.in_len) + "->" +
+                std::to_string(spec_b.out_len) + (backward ? " bwd" : "") + " inner " +
+                std::to_string(inner);
+            for (int64_t i = 0; i < n; ++i) {
+              const size_t at = static_cast<size_t>(i) * sizeof(T);
+              ASSERT_TRUE(same_element(type, &pair[at], &simd[at])) << what << " element " << i;
+              ASSERT_TRUE(same_element(type, &pair[at], &scalar[at])) << what << " element " << i;
+            }
+            ++pairs_checked;
+          }
+        }
+      }
+    });
+  }
+  EXPECT_GE(pairs_checked, 2 * 5 * 10 * 3);  // two targets at least, 5 types, 10 tables, 3 inners
+}
+
 // A table whose row r is the single tap (r, 1): the kernels then only convert.
 AxisTable<float> unit_table(int64_t n) {
   AxisTable<float> t;
