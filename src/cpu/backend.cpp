@@ -245,18 +245,27 @@ template <typename W>
 void Program<W>::layout_workspace() {
   StrategyRequest request;
   request.batch = plan_.batch;
-  int64_t slice_region[2] = {0, 0};
   for (const CompiledStep<W>& s : steps_) {
     if (s.step.kind == core::Step::Kind::kCopy) {
       request.has_copies = true;
-      continue;
+    } else {
+      ++request.passes;
     }
-    ++request.passes;
-    if (is_region(s.step.out)) {
+  }
+  // One slice's share of each region: what the resample steps write there (a fused pair's head
+  // writes none).
+  int64_t slice_region[2] = {0, 0};
+  const auto measure_slice_regions = [&] {
+    slice_region[0] = slice_region[1] = 0;
+    for (const CompiledStep<W>& s : steps_) {
+      if (s.step.kind == core::Step::Kind::kCopy || s.fused >= 0 || !is_region(s.step.out)) {
+        continue;
+      }
       const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
       slice_region[region] = std::max(slice_region[region], s.out_slice_bytes);
     }
-  }
+  };
+  measure_slice_regions();
   request.slice_scratch = std::max(slice_region[0], slice_region[1]);
   strategy_ = choose_strategy(request);
   fusion_not_tried_ = fusion_not_tried(strategy_, request.passes);
@@ -267,12 +276,7 @@ void Program<W>::layout_workspace() {
     // Plane mode still runs pairs of vertical passes as one kernel: a slice's intermediate
     // between them is then never written (run_planes).
     fuse_steps(true);
-    slice_region[0] = slice_region[1] = 0;
-    for (const CompiledStep<W>& s : steps_) {
-      if (s.fused >= 0 || !is_region(s.step.out)) continue;
-      const int region = s.step.out == core::Buffer::kRegion1 ? 1 : 0;
-      slice_region[region] = std::max(slice_region[region], s.out_slice_bytes);
-    }
+    measure_slice_regions();
   }
   // The regions the unfused steps write (a fused pair's intermediate lives in the scratch).
   int64_t region_bytes[2] = {0, 0};
