@@ -51,6 +51,10 @@ struct PassTable {
   std::vector<int32_t> window_base;
   std::vector<uint8_t> window_kind;
   std::vector<int32_t> window_rel;
+  // Source rows shorter than one vector (src_len < window_lanes): every block's window is the
+  // whole row (kind 1, base 0), and a kernel loads it from a zero-padded copy of the row, since a
+  // vector load at the row would read past it.
+  bool short_rows = false;
   // Per block of the windowed form: the most taps a row of the block has (taps beyond it are
   // masked out in every lane, so the kernel stops there), and whether every row of the block
   // has exactly that many (no masks needed). Transposed tables are uniform inside and differ

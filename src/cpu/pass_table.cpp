@@ -72,6 +72,7 @@ void PassTable<W>::build_windows(int64_t lanes) {
   if (lanes <= 1 || padded_rows % lanes != 0) return;
   const int64_t blocks = padded_rows / lanes;
   window_lanes = lanes;
+  short_rows = table.src_len < lanes;
   window_base.assign(static_cast<size_t>(blocks), 0);
   window_kind.assign(static_cast<size_t>(blocks), 0);
   window_rel.assign(padded_index.size(), 0);
@@ -96,8 +97,9 @@ void PassTable<W>::build_windows(int64_t lanes) {
     if (hi < 0) lo = hi = 0;  // a block of empty rows reads element 0 with weight 0
     for (int kind = 1; kind <= 4; ++kind) {
       const int64_t span = kind * lanes;
-      if (hi - lo >= span || table.src_len < span) continue;
-      const int64_t base = std::min(lo, table.src_len - span);  // the window stays in the row
+      if (hi - lo >= span || (table.src_len < span && !short_rows)) continue;
+      // The window stays in the row (a short row's is the whole row, read from a padded copy).
+      const int64_t base = short_rows ? 0 : std::min(lo, table.src_len - span);
       window_base[b] = static_cast<int32_t>(base);
       window_kind[b] = static_cast<uint8_t>(kind);
       for (int64_t r = b * lanes; r < (b + 1) * lanes; ++r) {

@@ -308,6 +308,27 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
   }
 }
 
+// A source row shorter than one vector (PassTable::short_rows) is read through a copy padded
+// with zeros to a whole vector, so the window loads stay inside the buffer; other rows are read
+// in place. The padding is never picked by a tap.
+template <typename T>
+class ShortRow {
+ public:
+  ShortRow(bool active, int64_t len) : active_(active), len_(len) {
+    if (active_) std::memset(copy_, 0, sizeof(copy_));
+  }
+  const T* of(const T* row) {
+    if (!active_) return row;
+    std::memcpy(copy_, row, static_cast<size_t>(len_) * sizeof(T));
+    return copy_;
+  }
+
+ private:
+  bool active_;
+  int64_t len_;
+  alignas(64) T copy_[64];  // at least the float32 lanes of any target (kPadLanes)
+};
+
 // ---- horizontal: taps along the unit-stride axis; lanes are consecutive outputs of a row -----
 // Per block of Lanes outputs, the taps are picked from 1 to 4 vectors loaded at the block's
 // window base (permutes), or, for wider windows, the block's rows are computed one by one.
@@ -346,8 +367,9 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   Tout* dst = static_cast<Tout*>(dst_v);
   const bool windows = p.window_lanes == lanes;
   const int64_t stride = p.padded_rows;
+  ShortRow<Tin> short_row(windows && p.short_rows, s.src_len);
   for (int64_t o = begin; o < end; ++o) {
-    const Tin* x = src + o * s.src_len;
+    const Tin* x = short_row.of(src + o * s.src_len);
     Tout* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; r += lanes) {
       const int kind = windows ? p.window_kind[r / lanes] : 0;
@@ -422,8 +444,9 @@ void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64
   const int64_t* index = p.table.index.data();
   const bool windows = p.window_lanes == lanes;
   const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+  ShortRow<float> short_row(windows && p.short_rows, s.src_len);
   for (int64_t o = begin; o < end; ++o) {
-    const float* x = src + o * s.src_len;
+    const float* x = short_row.of(src + o * s.src_len);
     float* out = dst + o * s.rows;
     for (int64_t r = 0; r < s.rows; r += lanes) {
       const int kind = windows ? p.window_kind[r / lanes] : 0;

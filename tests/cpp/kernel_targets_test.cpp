@@ -56,6 +56,14 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   // Wide antialias windows (strong downsampling): blocks whose taps span more than 4 vectors.
   specs.push_back({Mode::kCubic, true, false, 900, 13, 0.0});
   specs.push_back({Mode::kLinear, true, false, 500, 61, 0.0});
+  // Source rows shorter than a vector (PassTable::short_rows): the small-tensor case (8 -> 16),
+  // one-element rows, and rows one short of the AVX2 and AVX-512 float lanes.
+  specs.push_back({Mode::kLinear, false, false, 8, 16, 0.0});
+  specs.push_back({Mode::kNearest, false, false, 5, 11, 0.0});
+  specs.push_back({Mode::kCubic, false, true, 3, 7, 0.0});
+  specs.push_back({Mode::kLinear, false, false, 1, 9, 0.0});
+  specs.push_back({Mode::kCubic, true, false, 15, 4, 0.0});
+  specs.push_back({Mode::kLinear, false, false, 7, 40, 0.0});
   // Long axes: the transposed tables have uniform inner blocks and shorter or longer rows at the
   // borders (PassTable::block_taps, block_uniform).
   specs.push_back({Mode::kLinear, false, false, 300, 600, 0.0});
@@ -90,6 +98,37 @@ TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
   EXPECT_GT(uniform, 10);
   EXPECT_GE(mixed, 1);
   EXPECT_GT(shorter, 10);
+}
+
+// A row shorter than a vector still gets windows: every block's window is the whole row (one
+// vector from base 0, read from a zero-padded copy by the kernels), and its taps index the row.
+TEST(KernelTargets, ShortRowsGetWholeRowWindows) {
+  for (const int64_t lanes : {8, 16}) {
+    for (const AxisSpec& spec : {AxisSpec{Mode::kLinear, false, false, 5, 7, 0.0},
+                                 AxisSpec{Mode::kNearest, false, false, 7, 3, 0.0}}) {
+      for (bool backward : {false, true}) {
+        AxisTable<float> table = build_axis_table<float>(spec);
+        if (backward) table = transpose(table);
+        ASSERT_LT(table.src_len, lanes);
+        PassTable<float> p(table, true, lanes);
+        ASSERT_EQ(p.window_lanes, lanes);
+        EXPECT_TRUE(p.short_rows);
+        const int64_t blocks = p.padded_rows / lanes;
+        for (int64_t b = 0; b < blocks; ++b) {
+          EXPECT_EQ(p.window_kind[b], 1) << "block " << b;
+          EXPECT_EQ(p.window_base[b], 0) << "block " << b;
+        }
+        for (size_t i = 0; i < p.window_rel.size(); ++i) {
+          EXPECT_GE(p.window_rel[i], 0);
+          EXPECT_LT(p.window_rel[i], table.src_len) << "tap " << i;
+        }
+      }
+    }
+  }
+  // A row of a vector or more reads in place.
+  PassTable<float> wide(build_axis_table<float>({Mode::kLinear, false, false, 16, 32, 0.0}), true,
+                        16);
+  EXPECT_FALSE(wide.short_rows);
 }
 
 TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
