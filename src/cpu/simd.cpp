@@ -77,6 +77,9 @@ HWY_INLINE VF canonical(VF v, DF d) {
 
 HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(canonical(v, d), d, p); }
 
+// Round to nearest even on the bits. A NaN is the default quiet NaN (0x7fc00000) by then, which
+// this rounding maps to bfloat16's default quiet NaN 0x7fc0, as the scalar store does; infinities
+// and values that round past the largest finite bfloat16 become infinities.
 HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
   const VF v = canonical(v_any, d);
   const hn::Rebind<uint16_t, DF> du16;
@@ -85,11 +88,7 @@ HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
   const auto u = hn::BitCast(du32, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du32, 0x7fffu), lsb)));
-  const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du32, 0x40u));
-  const auto magnitude = hn::BitCast(di32, hn::And(u, hn::Set(du32, 0x7fffffffu)));
-  const auto is_nan = hn::Gt(magnitude, hn::Set(di32, 0x7f800000));
-  const auto bits = hn::IfThenElse(hn::RebindMask(du32, is_nan), quiet, rounded);
-  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, reinterpret_cast<uint16_t*>(p));
+  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, rounded)), du16, reinterpret_cast<uint16_t*>(p));
 }
 
 HWY_INLINE void store(VF v_any, DF d, Half* p) {
