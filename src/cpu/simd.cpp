@@ -147,32 +147,37 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
               void* /* scratch */) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const PassShape& s = a.shape;
+  // Locals, not members: a vector store may alias any memory, and members would be reloaded.
+  const int64_t rows = a.shape.rows, inner = a.shape.inner, src_len = a.shape.src_len;
   const AxisTable<float>& t = a.table->table;
+  const int64_t* offsets = t.offsets.data();
+  const int64_t* index = t.index.data();
+  const float* weight = t.weight.data();
+  const int64_t bias = a.index_bias;
   const Tin* src = static_cast<const Tin*>(src_v);
   Tout* dst = static_cast<Tout*>(dst_v);
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
-  int64_t o = begin / s.rows, r = begin % s.rows;
+  int64_t o = begin / rows, r = begin % rows;
   for (int64_t item = begin; item < end; ++item, ++r) {
-    if (r == s.rows) {
+    if (r == rows) {
       r = 0;
       ++o;
     }
-    const Tin* plane = src + o * s.src_len * s.inner;
-    Tout* out = dst + item * s.inner;
-    const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+    const Tin* plane = src + o * src_len * inner;
+    Tout* out = dst + item * inner;
+    const int64_t e0 = offsets[r], e1 = offsets[r + 1];
     if (e0 == e1) {
-      for (int64_t i = 0; i < s.inner; ++i) store_result(out + i, 0.0f);
+      for (int64_t i = 0; i < inner; ++i) store_result(out + i, 0.0f);
       continue;
     }
-    const Tin* x0 = plane + (t.index[e0] - a.index_bias) * s.inner;
-    const float w0 = t.weight[e0];
+    const Tin* x0 = plane + (index[e0] - bias) * inner;
+    const float w0 = weight[e0];
     int64_t i = 0;
-    for (; i + lanes <= s.inner; i += lanes) {
+    for (; i + lanes <= inner; i += lanes) {
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        const Tin* x = plane + (t.index[e] - a.index_bias) * s.inner;
-        acc = hn::Add(acc, hn::Mul(hn::Set(d, t.weight[e]), load(d, x + i)));
+        const Tin* x = plane + (index[e] - bias) * inner;
+        acc = hn::Add(acc, hn::Mul(hn::Set(d, weight[e]), load(d, x + i)));
       }
       if constexpr (kStream) {
         if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
@@ -182,10 +187,10 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       }
       store(acc, d, out + i);
     }
-    for (; i < s.inner; ++i) {
+    for (; i < inner; ++i) {
       float acc = w0 * load_as<float>(x0 + i);
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        acc = acc + t.weight[e] * load_as<float>(plane + (t.index[e] - a.index_bias) * s.inner + i);
+        acc = acc + weight[e] * load_as<float>(plane + (index[e] - bias) * inner + i);
       }
       store_result(out + i, acc);
     }
@@ -226,35 +231,40 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
                    void* dst_v, int64_t begin, int64_t end) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const PassShape& as = a.shape;
-  const PassShape& bs = b.shape;
-  const AxisTable<float>& ta = a.table->table;
-  const AxisTable<float>& tb = b.table->table;
+  // Locals, not members: a vector store may alias any memory, and members would be reloaded.
+  const int64_t a_rows = a.shape.rows, b_rows = b.shape.rows, b_inner = b.shape.inner;
+  const int64_t b_src_len = b.shape.src_len;
+  const int64_t* ta_offsets = a.table->table.offsets.data();
+  const int64_t* ta_index = a.table->table.index.data();
+  const float* ta_weight = a.table->table.weight.data();
+  const int64_t* tb_offsets = b.table->table.offsets.data();
+  const int64_t* tb_index = b.table->table.index.data();
+  const float* tb_weight = b.table->table.weight.data();
   const T* src = static_cast<const T*>(src_v);
   T* dst = static_cast<T*>(dst_v);
-  const int64_t inner = as.inner;                    // elements of one tap of a
-  const int64_t a_outer_elems = as.src_len * inner;  // one source row of b's plane
-  int64_t o = begin / bs.rows, r = begin % bs.rows;
+  const int64_t inner = a.shape.inner;                    // elements of one tap of a
+  const int64_t a_outer_elems = a.shape.src_len * inner;  // one source row of b's plane
+  int64_t o = begin / b_rows, r = begin % b_rows;
   for (int64_t item = begin; item < end;) {
-    const int64_t eb0 = tb.offsets[r], eb1 = tb.offsets[r + 1], nb = eb1 - eb0;
+    const int64_t eb0 = tb_offsets[r], eb1 = tb_offsets[r + 1], nb = eb1 - eb0;
     // The next row of the same plane with the same source rows: computed alongside.
-    bool two = item + 1 < end && r + 1 < bs.rows && nb > 0 &&
-               tb.offsets[r + 2] - tb.offsets[r + 1] == nb &&
-               std::equal(tb.index.begin() + eb0, tb.index.begin() + eb1, tb.index.begin() + eb1);
-    const float* wb = tb.weight.data() + eb0;
-    const float* wc = two ? tb.weight.data() + eb1 : wb;
-    const T* plane = src + o * bs.src_len * a_outer_elems;
-    T* out = dst + item * bs.inner;
-    T* out2 = out + bs.inner;
+    bool two = item + 1 < end && r + 1 < b_rows && nb > 0 &&
+               tb_offsets[r + 2] - tb_offsets[r + 1] == nb &&
+               std::equal(tb_index + eb0, tb_index + eb1, tb_index + eb1);
+    const float* wb = tb_weight + eb0;
+    const float* wc = two ? tb_weight + eb1 : wb;
+    const T* plane = src + o * b_src_len * a_outer_elems;
+    T* out = dst + item * b_inner;
+    T* out2 = out + b_inner;
     if (nb == 0) {
-      for (int64_t e = 0; e < bs.inner; ++e) store_result(out + e, 0.0f);
+      for (int64_t e = 0; e < b_inner; ++e) store_result(out + e, 0.0f);
     } else {
-      const T* x0 = plane + tb.index[eb0] * a_outer_elems;
-      const T* x1 = nb > 1 ? plane + tb.index[eb0 + 1] * a_outer_elems : x0;
-      for (int64_t q = 0; q < as.rows; ++q) {
-        const int64_t ea0 = ta.offsets[q], na = ta.offsets[q + 1] - ea0;
-        const int64_t* ai = ta.index.data() + ea0;
-        const float* aw = ta.weight.data() + ea0;
+      const T* x0 = plane + tb_index[eb0] * a_outer_elems;
+      const T* x1 = nb > 1 ? plane + tb_index[eb0 + 1] * a_outer_elems : x0;
+      for (int64_t q = 0; q < a_rows; ++q) {
+        const int64_t ea0 = ta_offsets[q], na = ta_offsets[q + 1] - ea0;
+        const int64_t* ai = ta_index + ea0;
+        const float* aw = ta_weight + ea0;
         T* y = out + q * inner;
         T* y2 = out2 + q * inner;
         int64_t i = 0;
@@ -274,7 +284,7 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
           for (; i + lanes <= inner; i += lanes) {
             VF acc = hn::Zero(d), acc2 = hn::Zero(d);
             for (int64_t k = 0; k < nb; ++k) {
-              const T* x = plane + tb.index[eb0 + k] * a_outer_elems;
+              const T* x = plane + tb_index[eb0 + k] * a_outer_elems;
               const VF t = pair_tap(d, x, ai, aw, na, inner, i);
               const VF wt = hn::Mul(hn::Set(d, wb[k]), t), wt2 = hn::Mul(hn::Set(d, wc[k]), t);
               acc = k == 0 ? wt : hn::Add(acc, wt);
@@ -287,7 +297,7 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
         for (; i < inner; ++i) {
           float acc = 0.0f, acc2 = 0.0f;
           for (int64_t k = 0; k < nb; ++k) {
-            const T* x = plane + tb.index[eb0 + k] * a_outer_elems;
+            const T* x = plane + tb_index[eb0 + k] * a_outer_elems;
             const float t = pair_tap_scalar(x, ai, aw, na, inner, i);
             acc = k == 0 ? wb[k] * t : acc + wb[k] * t;
             acc2 = k == 0 ? wc[k] * t : acc2 + wc[k] * t;
@@ -300,7 +310,7 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
     const int64_t step = two ? 2 : 1;
     item += step;
     r += step;
-    if (r == bs.rows) {
+    if (r == b_rows) {
       r = 0;
       ++o;
     }
@@ -334,22 +344,45 @@ class ShortRow {
 // The last block is computed whole (padding lanes use weight 0 on a valid element) and stored
 // under a mask.
 
+// The windowed form's arrays as local pointers: a vector store may alias any memory (the
+// intrinsics' pointer types), so arrays reached through the PassTable would be reloaded after
+// every store.
+struct Windows {
+  explicit Windows(const PassTable<float>& p)
+      : kind(p.window_kind.data()),
+        base(p.window_base.data()),
+        rel(p.window_rel.data()),
+        weight(p.padded_weight.data()),
+        count(p.padded_count.data()),
+        taps(p.block_taps.data()),
+        uniform(p.block_uniform.data()),
+        stride(p.padded_rows) {}
+  const uint8_t* kind;
+  const int32_t* base;
+  const int32_t* rel;
+  const float* weight;
+  const int32_t* count;
+  const int32_t* taps;
+  const uint8_t* uniform;
+  int64_t stride;  // of the tap-major arrays
+};
+
 // Uniform blocks (every row the same number of taps) are the common case; the hint keeps them
 // on the fall-through path whatever else this file holds (without it GCC's block layout of this
 // loop changed when copy_rows_4 joined the file).
 template <class DI>
-HWY_INLINE VF accumulate(DF d, DI di, const PassTable<float>& p, int64_t r, VF acc, VF tap,
-                         int64_t k, bool uniform) {
-  const auto w = hn::LoadU(d, p.padded_weight.data() + k * p.padded_rows + r);
+HWY_INLINE VF accumulate(DF d, DI di, const Windows& w_of, int64_t r, VF acc, VF tap, int64_t k,
+                         bool uniform) {
+  const auto w = hn::LoadU(d, w_of.weight + k * w_of.stride + r);
   if (k == 0) {
     const auto first = hn::Mul(w, tap);
     if (HWY_LIKELY(uniform)) return first;
-    const auto count = hn::LoadU(di, p.padded_count.data() + r);
+    const auto count = hn::LoadU(di, w_of.count + r);
     return hn::IfThenElseZero(hn::RebindMask(d, hn::Gt(count, hn::Zero(di))), first);
   }
   const auto sum = hn::Add(acc, hn::Mul(w, tap));
   if (HWY_LIKELY(uniform)) return sum;
-  const auto count = hn::LoadU(di, p.padded_count.data() + r);
+  const auto count = hn::LoadU(di, w_of.count + r);
   const auto live = hn::Gt(count, hn::Set(di, static_cast<int32_t>(k)));
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
 }
@@ -360,44 +393,47 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   const DF d;
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const PassShape& s = a.shape;
+  const int64_t src_len = a.shape.src_len, rows = a.shape.rows;
   const PassTable<float>& p = *a.table;
   const Tin* src = static_cast<const Tin*>(src_v);
   Tout* dst = static_cast<Tout*>(dst_v);
   const bool windows = p.window_lanes == lanes;
-  const int64_t stride = p.padded_rows;
-  ShortRow<Tin> short_row(windows && p.short_rows, s.src_len);
+  const Windows wv(p);
+  const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
+  ShortRow<Tin> short_row(windows && p.short_rows, src_len);
   for (int64_t o = begin; o < end; ++o) {
-    const Tin* x = short_row.of(src + o * s.src_len);
-    Tout* out = dst + o * s.rows;
-    for (int64_t r = 0; r < s.rows; r += lanes) {
-      const int kind = windows ? p.window_kind[r / lanes] : 0;
+    const Tin* x = short_row.of(src + o * src_len);
+    Tout* out = dst + o * rows;
+    for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
+      const int kind = windows ? wv.kind[b] : 0;
       if (kind == 0) {
         // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
         // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
         // arithmetic as the vector paths, so the choice never changes a bit.
-        for (int64_t j = r; j < std::min(r + lanes, s.rows); ++j) {
+        for (int64_t j = r; j < std::min(r + lanes, rows); ++j) {
           store_result(out + j, horizontal_output(p.table, j, x, p.consecutive_taps));
         }
         continue;
       }
       // Window of `kind` vectors: lane = rel % lanes picks within a vector, rel / lanes picks
       // the vector (lanes is a power of two).
-      const Tin* window = x + p.window_base[r / lanes];
+      const Tin* window = x + wv.base[b];
       const auto v0 = load(d, window);
       const auto v1 = kind > 1 ? load(d, window + lanes) : v0;
       const auto v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
       const auto v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
-      const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
       // Taps past the block's longest row are masked out in every lane: not computed.
-      const int64_t taps = p.block_taps[r / lanes];
-      const bool uniform = p.block_uniform[r / lanes] != 0;
+      const int64_t taps = wv.taps[b];
+      const bool uniform = wv.uniform[b] != 0;
       auto acc = hn::Zero(d);
       for (int64_t k = 0; k < taps; ++k) {
-        const auto rel = hn::LoadU(di, p.window_rel.data() + k * stride + r);
-        const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
-        auto tap = hn::TableLookupLanes(v0, lane);
-        if (kind > 1) {
+        const auto rel = hn::LoadU(di, wv.rel + k * wv.stride + r);
+        auto tap = hn::Zero(d);
+        if (kind == 1) {  // rel < lanes: an index as it is
+          tap = hn::TableLookupLanes(v0, hn::IndicesFromVec(d, rel));
+        } else {
+          const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+          tap = hn::TableLookupLanes(v0, lane);
           const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
           auto pick = [&](VF v, int q) {
             const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
@@ -407,12 +443,12 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
           if (kind > 2) pick(v2, 2);
           if (kind > 3) pick(v3, 3);
         }
-        acc = accumulate(d, di, p, r, acc, tap, k, uniform);
+        acc = accumulate(d, di, wv, r, acc, tap, k, uniform);
       }
-      if (r + lanes <= s.rows) {
+      if (r + lanes <= rows) {
         store(acc, d, out + r);
       } else {
-        store_first(acc, d, out + r, static_cast<size_t>(s.rows - r));
+        store_first(acc, d, out + r, static_cast<size_t>(rows - r));
       }
     }
   }
@@ -436,29 +472,33 @@ void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64
   const DF d;
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const PassShape& s = a.shape;
+  const int64_t src_len = a.shape.src_len, rows = a.shape.rows;
   const PassTable<float>& p = *a.table;
   const float* src = static_cast<const float*>(src_v);  // raw 4-byte patterns
   float* dst = static_cast<float*>(dst_v);
   const int64_t* index = p.table.index.data();
   const bool windows = p.window_lanes == lanes;
+  const Windows wv(p);
   const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
-  ShortRow<float> short_row(windows && p.short_rows, s.src_len);
+  ShortRow<float> short_row(windows && p.short_rows, src_len);
   for (int64_t o = begin; o < end; ++o) {
-    const float* x = short_row.of(src + o * s.src_len);
-    float* out = dst + o * s.rows;
-    for (int64_t r = 0; r < s.rows; r += lanes) {
-      const int kind = windows ? p.window_kind[r / lanes] : 0;
-      const int64_t n = std::min(lanes, s.rows - r);
+    const float* x = short_row.of(src + o * src_len);
+    float* out = dst + o * rows;
+    for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
+      const int kind = windows ? wv.kind[b] : 0;
+      const int64_t n = std::min(lanes, rows - r);
       if (kind == 0) {
         for (int64_t j = r; j < r + n; ++j) std::memcpy(out + j, x + index[j], sizeof(float));
         continue;
       }
-      const float* window = x + p.window_base[r / lanes];
-      const auto rel = hn::LoadU(di, p.window_rel.data() + r);
-      const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
-      auto picked = hn::TableLookupLanes(hn::LoadU(d, window), lane);
-      if (kind > 1) {
+      const float* window = x + wv.base[b];
+      const auto rel = hn::LoadU(di, wv.rel + r);
+      auto picked = hn::Zero(d);
+      if (kind == 1) {  // rel < lanes: an index as it is
+        picked = hn::TableLookupLanes(hn::LoadU(d, window), hn::IndicesFromVec(d, rel));
+      } else {
+        const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+        picked = hn::TableLookupLanes(hn::LoadU(d, window), lane);
         const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
         for (int q = 1; q < kind; ++q) {
           const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));

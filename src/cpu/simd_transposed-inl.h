@@ -107,14 +107,17 @@ HWY_INLINE void transpose_outputs_out(DF d, const float* outs, int64_t r0, int64
 HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, int64_t r1,
                                    int64_t lo, const float* cols, float* outs) {
   constexpr size_t L = hn::MaxLanes(DF());
+  // Locals: the store may alias any memory, and the table's arrays would be reloaded.
+  const int64_t* offsets = t.offsets.data();
+  const int64_t* index = t.index.data();
+  const float* weight = t.weight.data();
   for (int64_t r = r0; r < r1; ++r) {
-    const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+    const int64_t e0 = offsets[r], e1 = offsets[r + 1];
     VF acc = hn::Zero(d);
     if (e0 < e1) {
-      acc = hn::Mul(hn::Set(d, t.weight[e0]), hn::Load(d, cols + (t.index[e0] - lo) * L));
+      acc = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, cols + (index[e0] - lo) * L));
       for (int64_t e = e0 + 1; e < e1; ++e) {
-        acc = hn::Add(acc,
-                      hn::Mul(hn::Set(d, t.weight[e]), hn::Load(d, cols + (t.index[e] - lo) * L)));
+        acc = hn::Add(acc, hn::Mul(hn::Set(d, weight[e]), hn::Load(d, cols + (index[e] - lo) * L)));
       }
     }
     hn::Store(acc, d, outs + (r - r0) * L);
