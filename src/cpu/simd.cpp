@@ -140,6 +140,30 @@ HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
 
 // ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
 
+#if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general loop)
+// The full vectors of an output row of kTaps taps (source rows plane + (index[k] - bias) *
+// inner, weights weight[k]), the rows' pointers and weights held in registers; returns where the
+// tail begins. The operations of the general loop, in its order.
+template <int kTaps, typename Tin, class Put>
+HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, const float* weight,
+                                 int64_t bias, int64_t inner, Put& put) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const Tin* x[kTaps];
+  VF w[kTaps];
+  for (int k = 0; k < kTaps; ++k) {
+    x[k] = plane + (index[k] - bias) * inner;
+    w[k] = hn::Set(d, weight[k]);
+  }
+  int64_t i = 0;
+  for (; i + lanes <= inner; i += lanes) {
+    VF acc = hn::Mul(w[0], load(d, x[0] + i));
+    for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], load(d, x[k] + i)));
+    put(acc, i);
+  }
+  return i;
+}
+#endif
+
 // kStream: full vectors at aligned addresses go out with non-temporal stores (an output much
 // larger than the caches would only evict what the next rows read); same values.
 template <typename Tin, typename Tout, bool kStream = false>
@@ -172,20 +196,41 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     }
     const Tin* x0 = plane + (index[e0] - bias) * inner;
     const float w0 = weight[e0];
+    auto put = [&](VF acc, int64_t i) {
+      if constexpr (kStream) {
+        if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
+          hn::Stream(canonical(acc, d), d, out + i);
+          return;
+        }
+      }
+      store(acc, d, out + i);
+    };
     int64_t i = 0;
-    for (; i + lanes <= inner; i += lanes) {
+#if !HWY_HAVE_SCALABLE
+    switch (e1 - e0) {  // rows of 1 to 4 taps: their source rows and weights held in the run
+      case 1:
+        i = vertical_held<1>(d, plane, index + e0, weight + e0, bias, inner, put);
+        break;
+      case 2:
+        i = vertical_held<2>(d, plane, index + e0, weight + e0, bias, inner, put);
+        break;
+      case 3:
+        i = vertical_held<3>(d, plane, index + e0, weight + e0, bias, inner, put);
+        break;
+      case 4:
+        i = vertical_held<4>(d, plane, index + e0, weight + e0, bias, inner, put);
+        break;
+      default:
+        break;
+    }
+#endif
+    for (; i + lanes <= inner; i += lanes) {  // (the rows of more taps)
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
       for (int64_t e = e0 + 1; e < e1; ++e) {
         const Tin* x = plane + (index[e] - bias) * inner;
         acc = hn::Add(acc, hn::Mul(hn::Set(d, weight[e]), load(d, x + i)));
       }
-      if constexpr (kStream) {
-        if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
-          hn::Stream(canonical(acc, d), d, out + i);
-          continue;
-        }
-      }
-      store(acc, d, out + i);
+      put(acc, i);
     }
     for (; i < inner; ++i) {
       float acc = w0 * load_as<float>(x0 + i);
@@ -319,23 +364,23 @@ void vertical_pair(const PassArgs<float>& a, const PassArgs<float>& b, const voi
 
 // A source row shorter than one vector (PassTable::short_rows) is read through a copy padded
 // with zeros to a whole vector, so the window loads stay inside the buffer; other rows are read
-// in place. The padding is never picked by a tap.
-template <typename T>
-class ShortRow {
+// in place. The padding is never picked by a tap. kSlots rows can be held at once.
+template <typename T, int kSlots = 1>
+class ShortRows {
  public:
-  ShortRow(bool active, int64_t len) : active_(active), len_(len) {
+  ShortRows(bool active, int64_t len) : active_(active), len_(len) {
     if (active_) std::memset(copy_, 0, sizeof(copy_));
   }
-  const T* of(const T* row) {
+  const T* of(const T* row, int slot = 0) {
     if (!active_) return row;
-    std::memcpy(copy_, row, static_cast<size_t>(len_) * sizeof(T));
-    return copy_;
+    std::memcpy(copy_[slot], row, static_cast<size_t>(len_) * sizeof(T));
+    return copy_[slot];
   }
 
  private:
   bool active_;
   int64_t len_;
-  alignas(64) T copy_[64];  // at least the float32 lanes of any target (kPadLanes)
+  alignas(64) T copy_[kSlots][64];  // at least the float32 lanes of any target (kPadLanes)
 };
 
 // ---- horizontal: taps along the unit-stride axis; lanes are consecutive outputs of a row -----
@@ -387,6 +432,86 @@ HWY_INLINE VF accumulate(DF d, DI di, const Windows& w_of, int64_t r, VF acc, VF
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
 }
 
+// The tap of a window of `kind` vectors at offsets `rel` (index - base): lane = rel % lanes picks
+// within a vector, rel / lanes picks the vector (lanes is a power of two). A one-vector window's
+// offsets are lanes as they are.
+template <class DI>
+HWY_INLINE VF window_tap(DF d, DI di, int kind, hn::Vec<DI> rel, VF v0, VF v1, VF v2, VF v3) {
+  if (kind == 1) return hn::TableLookupLanes(v0, hn::IndicesFromVec(d, rel));
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  // AVX-512's two-table permute (vpermt2ps) picks from a pair of vectors by the offset's low 5
+  // bits; bit 5 then picks the pair. The same elements as the general form below.
+  const VF lo{_mm512_permutex2var_ps(v0.raw, rel.raw, v1.raw)};
+  if (kind == 2) return lo;
+  const VF hi{_mm512_permutex2var_ps(v2.raw, rel.raw, v3.raw)};
+  return hn::IfThenElse(hn::RebindMask(d, hn::TestBit(rel, hn::Set(di, 32))), hi, lo);
+#endif
+  const int32_t lanes = static_cast<int32_t>(hn::Lanes(d));
+  const auto low_bits = hn::Set(di, lanes - 1);
+  const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
+  const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
+  VF tap = hn::TableLookupLanes(v0, lane);
+  auto pick = [&](VF v, int32_t q) {
+    const auto here = hn::Eq(which, hn::Set(di, q * lanes));
+    tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
+  };
+  pick(v1, 1);
+  if (kind > 2) pick(v2, 2);
+  if (kind > 3) pick(v3, 3);
+  return tap;
+}
+
+// The block's output vector (or its first rows - r lanes) into out + r.
+template <typename Tout>
+HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if (r + lanes <= rows) {
+    store(acc, d, out + r);
+  } else {
+    store_first(acc, d, out + r, static_cast<size_t>(rows - r));
+  }
+}
+
+// Rows of a horizontal pass run in chunks: per block of outputs, the chunk's rows one after the
+// other, so that a block of at most kHeldTaps taps loads its offsets, weights and masks once per
+// chunk and keeps them in registers. The per-element operations are those of one row at a time.
+constexpr int kChunkRows = 8;
+constexpr int kHeldTaps = 4;
+
+#if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
+// One block (outputs r .. r + lanes) of the chunk's n rows, with its kTaps taps held.
+template <int kTaps, typename Tin, typename Tout>
+HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t r, int kind, bool uniform,
+                           const Tin* const* x, Tout* const* out, int n, int64_t rows) {
+  const hn::RebindToSigned<DF> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<decltype(di)> rel[kTaps];
+  VF w[kTaps];
+  hn::Mask<DF> live[kTaps];
+  const auto count = uniform ? hn::Zero(di) : hn::LoadU(di, wv.count + r);
+  for (int k = 0; k < kTaps; ++k) {
+    rel[k] = hn::LoadU(di, wv.rel + k * wv.stride + r);
+    w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
+    live[k] = hn::RebindMask(d, hn::Gt(count, hn::Set(di, k)));
+  }
+  const int64_t base = wv.base[b];
+  for (int j = 0; j < n; ++j) {
+    const Tin* window = x[j] + base;
+    const VF v0 = load(d, window);
+    const VF v1 = kind > 1 ? load(d, window + lanes) : v0;
+    const VF v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
+    const VF v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+    VF acc = hn::Mul(w[0], window_tap(d, di, kind, rel[0], v0, v1, v2, v3));
+    if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
+    for (int k = 1; k < kTaps; ++k) {
+      const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kind, rel[k], v0, v1, v2, v3)));
+      acc = uniform ? sum : hn::IfThenElse(live[k], sum, acc);
+    }
+    store_block(d, acc, out[j], r, rows);
+  }
+}
+#endif
+
 template <typename Tin, typename Tout>
 void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                 int64_t end, void* /* scratch */) {
@@ -399,56 +524,62 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   Tout* dst = static_cast<Tout*>(dst_v);
   const bool windows = p.window_lanes == lanes;
   const Windows wv(p);
-  const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
-  ShortRow<Tin> short_row(windows && p.short_rows, src_len);
-  for (int64_t o = begin; o < end; ++o) {
-    const Tin* x = short_row.of(src + o * src_len);
-    Tout* out = dst + o * rows;
+  ShortRows<Tin, kChunkRows> short_rows(windows && p.short_rows, src_len);
+  const Tin* x[kChunkRows];
+  Tout* out[kChunkRows];
+  for (int64_t o0 = begin; o0 < end; o0 += kChunkRows) {
+    const int n = static_cast<int>(std::min<int64_t>(kChunkRows, end - o0));
+    for (int j = 0; j < n; ++j) {
+      x[j] = short_rows.of(src + (o0 + j) * src_len, j);
+      out[j] = dst + (o0 + j) * rows;
+    }
     for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
       const int kind = windows ? wv.kind[b] : 0;
       if (kind == 0) {
         // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
         // CPUs (AMD Zen), while independent scalar rows overlap well out of order. Same
         // arithmetic as the vector paths, so the choice never changes a bit.
-        for (int64_t j = r; j < std::min(r + lanes, rows); ++j) {
-          store_result(out + j, horizontal_output(p.table, j, x, p.consecutive_taps));
+        for (int j = 0; j < n; ++j) {
+          for (int64_t q = r; q < std::min(r + lanes, rows); ++q) {
+            store_result(out[j] + q, horizontal_output(p.table, q, x[j], p.consecutive_taps));
+          }
         }
         continue;
       }
-      // Window of `kind` vectors: lane = rel % lanes picks within a vector, rel / lanes picks
-      // the vector (lanes is a power of two).
-      const Tin* window = x + wv.base[b];
-      const auto v0 = load(d, window);
-      const auto v1 = kind > 1 ? load(d, window + lanes) : v0;
-      const auto v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
-      const auto v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
       // Taps past the block's longest row are masked out in every lane: not computed.
       const int64_t taps = wv.taps[b];
       const bool uniform = wv.uniform[b] != 0;
-      auto acc = hn::Zero(d);
-      for (int64_t k = 0; k < taps; ++k) {
-        const auto rel = hn::LoadU(di, wv.rel + k * wv.stride + r);
-        auto tap = hn::Zero(d);
-        if (kind == 1) {  // rel < lanes: an index as it is
-          tap = hn::TableLookupLanes(v0, hn::IndicesFromVec(d, rel));
-        } else {
-          const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
-          tap = hn::TableLookupLanes(v0, lane);
-          const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
-          auto pick = [&](VF v, int q) {
-            const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
-            tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
-          };
-          pick(v1, 1);
-          if (kind > 2) pick(v2, 2);
-          if (kind > 3) pick(v3, 3);
-        }
-        acc = accumulate(d, di, wv, r, acc, tap, k, uniform);
+#if !HWY_HAVE_SCALABLE
+      switch (taps) {
+        case 1:
+          held_block<1>(d, wv, b, r, kind, uniform, x, out, n, rows);
+          continue;
+        case 2:
+          held_block<2>(d, wv, b, r, kind, uniform, x, out, n, rows);
+          continue;
+        case 3:
+          held_block<3>(d, wv, b, r, kind, uniform, x, out, n, rows);
+          continue;
+        case kHeldTaps:
+          held_block<kHeldTaps>(d, wv, b, r, kind, uniform, x, out, n, rows);
+          continue;
+        default:
+          break;
       }
-      if (r + lanes <= rows) {
-        store(acc, d, out + r);
-      } else {
-        store_first(acc, d, out + r, static_cast<size_t>(rows - r));
+#endif
+      for (int j = 0; j < n; ++j) {
+        const Tin* window = x[j] + wv.base[b];
+        const VF v0 = load(d, window);
+        const VF v1 = kind > 1 ? load(d, window + lanes) : v0;
+        const VF v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
+        const VF v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+        VF acc = hn::Zero(d);
+        for (int64_t k = 0; k < taps; ++k) {
+          const auto rel = hn::LoadU(di, wv.rel + k * wv.stride + r);
+          acc = accumulate(d, di, wv, r, acc, window_tap(d, di, kind, rel, v0, v1, v2, v3), k,
+                           uniform);
+        }
+        store_block(d, acc, out[j], r, rows);
       }
     }
   }
@@ -480,7 +611,7 @@ void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64
   const bool windows = p.window_lanes == lanes;
   const Windows wv(p);
   const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
-  ShortRow<float> short_row(windows && p.short_rows, src_len);
+  ShortRows<float> short_row(windows && p.short_rows, src_len);
   for (int64_t o = begin; o < end; ++o) {
     const float* x = short_row.of(src + o * src_len);
     float* out = dst + o * rows;

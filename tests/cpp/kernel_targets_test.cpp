@@ -140,6 +140,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
   for (int64_t target : targets.targets()) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
+    int kinds_seen[5] = {0, 0, 0, 0, 0};  // blocks by window kind (0: wider than 4 vectors)
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -161,6 +162,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
             for (int64_t group : {1, 3, 5}) {
               AxisTable<float> t = group > 1 ? interleave(table, group) : table;
               PassTable<float> padded(t, true, k.lanes);
+              for (uint8_t kind : padded.window_kind) ++kinds_seen[std::min<int>(kind, 4)];
               PassArgs<float> args;
               args.table = &padded;
               args.shape = {3, t.src_len, t.rows, 1};
@@ -194,6 +196,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
             }
           }
         }
+      }
+    }
+    if (k.lanes >= 4) {  // windowed targets: every window kind was exercised
+      for (int kind = 0; kind <= 4; ++kind) {
+        EXPECT_GT(kinds_seen[kind], 0) << k.target << " window kind " << kind;
       }
     }
   }
