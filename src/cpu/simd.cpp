@@ -140,6 +140,28 @@ HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
 
 // ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
 
+// fn(std::integral_constant<int, n>{}) for a tap count n of 1 to 4 (kernels that hold a row's
+// taps in registers, as arrays of that size), and true; false for other counts.
+template <class Fn>
+HWY_INLINE bool with_held_taps(int64_t n, const Fn& fn) {
+  switch (n) {
+    case 1:
+      fn(std::integral_constant<int, 1>{});
+      return true;
+    case 2:
+      fn(std::integral_constant<int, 2>{});
+      return true;
+    case 3:
+      fn(std::integral_constant<int, 3>{});
+      return true;
+    case 4:
+      fn(std::integral_constant<int, 4>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general loop)
 // The full vectors of an output row of kTaps taps (source rows plane + (index[k] - bias) *
 // inner, weights weight[k]), the rows' pointers and weights held in registers; returns where the
@@ -207,22 +229,10 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     };
     int64_t i = 0;
 #if !HWY_HAVE_SCALABLE
-    switch (e1 - e0) {  // rows of 1 to 4 taps: their source rows and weights held in the run
-      case 1:
-        i = vertical_held<1>(d, plane, index + e0, weight + e0, bias, inner, put);
-        break;
-      case 2:
-        i = vertical_held<2>(d, plane, index + e0, weight + e0, bias, inner, put);
-        break;
-      case 3:
-        i = vertical_held<3>(d, plane, index + e0, weight + e0, bias, inner, put);
-        break;
-      case 4:
-        i = vertical_held<4>(d, plane, index + e0, weight + e0, bias, inner, put);
-        break;
-      default:
-        break;
-    }
+    // Rows of 1 to 4 taps: their source rows and weights held in registers for the run.
+    with_held_taps(e1 - e0, [&](auto taps) {
+      i = vertical_held<decltype(taps)::value>(d, plane, index + e0, weight + e0, bias, inner, put);
+    });
 #endif
     for (; i + lanes <= inner; i += lanes) {  // (the rows of more taps)
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
@@ -473,10 +483,9 @@ HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
 }
 
 // Rows of a horizontal pass run in chunks: per block of outputs, the chunk's rows one after the
-// other, so that a block of at most kHeldTaps taps loads its offsets, weights and masks once per
+// other, so that a block of at most 4 taps loads its offsets, weights and masks once per
 // chunk and keeps them in registers. The per-element operations are those of one row at a time.
 constexpr int kChunkRows = 8;
-constexpr int kHeldTaps = 4;
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
 // One block (outputs r .. r + lanes) of the chunk's n rows, with its kTaps taps held.
@@ -550,21 +559,10 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       const int64_t taps = wv.taps[b];
       const bool uniform = wv.uniform[b] != 0;
 #if !HWY_HAVE_SCALABLE
-      switch (taps) {
-        case 1:
-          held_block<1>(d, wv, b, r, kind, uniform, x, out, n, rows);
-          continue;
-        case 2:
-          held_block<2>(d, wv, b, r, kind, uniform, x, out, n, rows);
-          continue;
-        case 3:
-          held_block<3>(d, wv, b, r, kind, uniform, x, out, n, rows);
-          continue;
-        case kHeldTaps:
-          held_block<kHeldTaps>(d, wv, b, r, kind, uniform, x, out, n, rows);
-          continue;
-        default:
-          break;
+      if (with_held_taps(taps, [&](auto held) {
+            held_block<decltype(held)::value>(d, wv, b, r, kind, uniform, x, out, n, rows);
+          })) {
+        continue;
       }
 #endif
       for (int j = 0; j < n; ++j) {
