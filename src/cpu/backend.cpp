@@ -184,6 +184,9 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   PairRequest pair;
   pair.both_simd_vertical = std::string_view(a.kernel) == "simd_vertical" &&
                             std::string_view(b.kernel) == "simd_vertical";
+  pair.copy_then_row_copy = std::string_view(a.kernel) == "simd_copy_rows" &&
+                            std::string_view(b.kernel) == "copy_rows" && a.args.shape.inner == 1 &&
+                            a.args.shape.rows == b.args.shape.inner;
   pair.alpha =
       a.step.premultiply || a.step.unpremultiply || b.step.premultiply || b.step.unpremultiply;
   pair.a_in = a.step.in_type;
@@ -195,9 +198,12 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   pair.a_inner = a.args.shape.inner;
   pair.lanes = simd_kernels().lanes;
   const std::string pair_why = pair_declines(pair);
+  const char* pair_kernel = pair.copy_then_row_copy ? "copy_pair_4" : "vertical_pair";
   if (pair_why.empty()) {
     if constexpr (std::is_same_v<W, float>) {
-      a.pair_fn = simd_kernels().vertical_pair[static_cast<int>(a.step.in_type)];
+      a.pair_fn = pair.copy_then_row_copy
+                      ? simd_kernels().copy_pair_4
+                      : simd_kernels().vertical_pair[static_cast<int>(a.step.in_type)];
     }
   }
   f.direct = a.pair_fn != nullptr;
@@ -207,9 +213,9 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
     return false;
   }
   if (f.direct) {
-    a.fusion =
-        "fused with the next step as one kernel (vertical_pair): each output row of the second "
-        "pass computes the first pass's rows it reads in registers; no intermediate in memory";
+    a.fusion = std::string("fused with the next step as one kernel (") + pair_kernel +
+               "): each output row of the second pass computes the first pass's rows it reads "
+               "in registers; no intermediate in memory";
     a.fused = static_cast<int>(fused_.size());
     b.fused_tail = true;
     b.fusion = "runs in the kernel of the step before";

@@ -300,7 +300,9 @@ std::string fusion_declines(const FusionRequest& r) {
 }
 
 std::string pair_declines(const PairRequest& r) {
-  if (!r.both_simd_vertical) return "not two vector vertical kernels";
+  if (r.copy_then_row_copy) return "";
+  if (!r.both_simd_vertical)
+    return "not two vector vertical kernels and not a row copy then a row gather";
   if (r.alpha) return kNoAlpha;
   if (r.a_out != DType::kFloat32 || r.b_in != DType::kFloat32 || r.a_in != r.b_out) {
     return "not T -> float32 -> T";

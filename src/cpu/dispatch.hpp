@@ -62,6 +62,10 @@ std::string fusion_declines(const FusionRequest& request);
 // when both passes have at most two taps, as bilinear has), a's taps at least one vector long.
 struct PairRequest {
   bool both_simd_vertical = false;
+  // a on simd_copy_rows (elements within rows), b on copy_rows (whole rows): as one kernel
+  // (SimdKernels::copy_pair_4), a's copy of each source row written to every row of b that
+  // repeats it.
+  bool copy_then_row_copy = false;
   bool alpha = false;  // premultiplied alpha in either step
   DType a_in = DType::kFloat32, a_out = DType::kFloat32;
   DType b_in = DType::kFloat32, b_out = DType::kFloat32;

@@ -242,6 +242,8 @@ struct SimdKernels {
   PassFn<float> vertical_alpha[2][kDTypes][kDTypes] = {};
   // Two vertical passes at once (PairFn), per storage type T (T -> float32 -> T).
   PairFn<float> vertical_pair[kDTypes] = {};
+  // A row copy (copy_rows_4's) and a row gather at once (PairFn), for 4-byte elements.
+  PairFn<float> copy_pair_4 = nullptr;
 };
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set

@@ -596,50 +596,89 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 // exactly. 4-byte elements (float32) move in float vectors as raw bits; blocks whose window is
 // wider use a scalar gather.
 
+// Row x through the table into each of the n_out rows outs[] (the same elements into each).
+HWY_INLINE void copy_row_4(DF d, const PassTable<float>& p, const Windows& wv, bool windows,
+                           const float* x, float* const* outs, int n_out, int64_t rows) {
+  const hn::RebindToSigned<DF> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t* index = p.table.index.data();
+  for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
+    const int kind = windows ? wv.kind[b] : 0;
+    const int64_t n = std::min(lanes, rows - r);
+    if (kind == 0) {
+      for (int j = 0; j < n_out; ++j) {
+        for (int64_t q = r; q < r + n; ++q) std::memcpy(outs[j] + q, x + index[q], sizeof(float));
+      }
+      continue;
+    }
+    const float* window = x + wv.base[b];
+    const VF v0 = hn::LoadU(d, window);
+    const VF v1 = kind > 1 ? hn::LoadU(d, window + lanes) : v0;
+    const VF v2 = kind > 2 ? hn::LoadU(d, window + 2 * lanes) : v0;
+    const VF v3 = kind > 3 ? hn::LoadU(d, window + 3 * lanes) : v0;
+    const VF picked = window_tap(d, di, kind, hn::LoadU(di, wv.rel + r), v0, v1, v2, v3);
+    for (int j = 0; j < n_out; ++j) {
+      if (n == lanes) {
+        hn::StoreU(picked, d, outs[j] + r);
+      } else {
+        hn::BlendedStore(picked, hn::FirstN(d, static_cast<size_t>(n)), d, outs[j] + r);
+      }
+    }
+  }
+}
+
 void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                  int64_t end, void* /* scratch */) {
   const DF d;
-  const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t src_len = a.shape.src_len, rows = a.shape.rows;
   const PassTable<float>& p = *a.table;
   const float* src = static_cast<const float*>(src_v);  // raw 4-byte patterns
   float* dst = static_cast<float*>(dst_v);
-  const int64_t* index = p.table.index.data();
   const bool windows = p.window_lanes == lanes;
   const Windows wv(p);
-  const auto low_bits = hn::Set(di, static_cast<int32_t>(lanes - 1));
   ShortRows<float> short_row(windows && p.short_rows, src_len);
   for (int64_t o = begin; o < end; ++o) {
-    const float* x = short_row.of(src + o * src_len);
     float* out = dst + o * rows;
-    for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
-      const int kind = windows ? wv.kind[b] : 0;
-      const int64_t n = std::min(lanes, rows - r);
-      if (kind == 0) {
-        for (int64_t j = r; j < r + n; ++j) std::memcpy(out + j, x + index[j], sizeof(float));
-        continue;
-      }
-      const float* window = x + wv.base[b];
-      const auto rel = hn::LoadU(di, wv.rel + r);
-      auto picked = hn::Zero(d);
-      if (kind == 1) {  // rel < lanes: an index as it is
-        picked = hn::TableLookupLanes(hn::LoadU(d, window), hn::IndicesFromVec(d, rel));
-      } else {
-        const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
-        picked = hn::TableLookupLanes(hn::LoadU(d, window), lane);
-        const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
-        for (int q = 1; q < kind; ++q) {
-          const auto here = hn::Eq(which, hn::Set(di, static_cast<int32_t>(q * lanes)));
-          const auto v = hn::TableLookupLanes(hn::LoadU(d, window + q * lanes), lane);
-          picked = hn::IfThenElse(hn::RebindMask(d, here), v, picked);
-        }
-      }
-      if (n == lanes) {
-        hn::StoreU(picked, d, out + r);
-      } else {
-        hn::BlendedStore(picked, hn::FirstN(d, static_cast<size_t>(n)), d, out + r);
-      }
+    copy_row_4(d, p, wv, windows, short_row.of(src + o * src_len), &out, 1, rows);
+  }
+}
+
+// ---- a row copy and a copy of whole rows at once (PairFn): nearest forward ------------------
+// Pass a copies elements within rows (copy_rows_4's table), pass b copies whole rows of a's
+// output (a row gather, b's items (o, r)). Each output row of b is a's copy of its source row,
+// written straight from registers, and the rows after it that b gives the same source row (an
+// upsampling factor's repeats) get the same vectors: no intermediate, no row copies. The bits are
+// the two passes': both move raw 4-byte patterns.
+void copy_pair_4(const PassArgs<float>& a, const PassArgs<float>& b, const void* src_v, void* dst_v,
+                 int64_t begin, int64_t end) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t a_src_len = a.shape.src_len, row_len = a.shape.rows;  // = b's inner
+  const int64_t b_rows = b.shape.rows, b_src_len = b.shape.src_len, bias = b.index_bias;
+  const int64_t* b_index = b.table->table.index.data();
+  const PassTable<float>& p = *a.table;
+  const float* src = static_cast<const float*>(src_v);
+  float* dst = static_cast<float*>(dst_v);
+  const bool windows = p.window_lanes == lanes;
+  const Windows wv(p);
+  ShortRows<float> short_row(windows && p.short_rows, a_src_len);
+  constexpr int kMaxRepeats = 16;  // output rows written from one copy
+  float* outs[kMaxRepeats];
+  int64_t o = begin / b_rows, r = begin % b_rows;
+  for (int64_t item = begin; item < end;) {
+    int n = 1;
+    while (n < kMaxRepeats && item + n < end && r + n < b_rows && b_index[r + n] == b_index[r]) {
+      ++n;
+    }
+    for (int j = 0; j < n; ++j) outs[j] = dst + (item + j) * row_len;
+    const float* x = src + (o * b_src_len + b_index[r] - bias) * a_src_len;
+    copy_row_4(d, p, wv, windows, short_row.of(x), outs, n, row_len);
+    item += n;
+    r += n;
+    if (r == b_rows) {
+      r = 0;
+      ++o;
     }
   }
 }
@@ -678,6 +717,7 @@ const SimdKernels* kernel_set() {
     });
     k.vertical_stream = &vertical<float, float, true>;
     k.copy_rows_4 = &copy_rows_4;
+    k.copy_pair_4 = &copy_pair_4;
     return k;
   }();
   return &kernels;

@@ -54,6 +54,59 @@ TEST(CopyKernel, BitExactOnEveryTarget) {
   EXPECT_GE(targets, 2);
 }
 
+// The row copy and the row gather as one kernel (copy_pair_4, nearest forward over NCHW planes)
+// against the two passes one after the other (copy_rows_4 into an intermediate, then the scalar
+// row gather): every bit pattern, both nearest modes, up- and downsampling of both axes (rows
+// repeated 1 to 20 times: more than the kernel writes from one copy), short rows, and the items
+// split into uneven ranges (a run of repeated rows may straddle them).
+TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
+  std::mt19937 rng(23);
+  int targets = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const SimdKernels& k = simd_kernels();
+    ASSERT_NE(k.copy_pair_4, nullptr) << hwy::TargetName(target);
+    ++targets;
+    for (Mode mode : {Mode::kNearest, Mode::kNearestExact}) {
+      for (int i = 0; i < 24; ++i) {
+        AxisSpec w_spec, h_spec;
+        w_spec.mode = h_spec.mode = mode;
+        w_spec.in_len = 1 + static_cast<int64_t>(rng() % 70);
+        w_spec.out_len = 1 + static_cast<int64_t>(rng() % 140);
+        h_spec.in_len = 1 + static_cast<int64_t>(rng() % 12);
+        h_spec.out_len = i % 3 == 0 ? h_spec.in_len * 20 : 1 + static_cast<int64_t>(rng() % 40);
+        const AxisTable<float> wt = build_axis_table<float>(w_spec);
+        const AxisTable<float> ht = build_axis_table<float>(h_spec);
+        const PassTable<float> w_table(wt, true, k.lanes);
+        const PassTable<float> h_table(ht, false, k.lanes);
+        const int64_t planes = 3;
+        PassArgs<float> a, b;
+        a.table = &w_table;
+        a.shape = {planes * ht.src_len, wt.src_len, wt.rows, 1};
+        b.table = &h_table;
+        b.shape = {planes, ht.src_len, ht.rows, wt.rows};
+        std::vector<uint32_t> src(static_cast<size_t>(planes * ht.src_len * wt.src_len));
+        for (auto& v : src) v = static_cast<uint32_t>(rng());  // any bits: NaNs, sNaNs, ...
+        std::vector<uint32_t> mid(static_cast<size_t>(planes * ht.src_len * wt.rows));
+        std::vector<uint32_t> expected(static_cast<size_t>(planes * ht.rows * wt.rows));
+        k.copy_rows_4(a, src.data(), mid.data(), 0, a.shape.outer, nullptr);
+        gather_copy<float>(4, false)(b, mid.data(), expected.data(), 0, planes * ht.rows, nullptr);
+        const int64_t items = planes * ht.rows;
+        for (int64_t split : {int64_t{0}, items / 3, items / 2 + 1}) {
+          std::vector<uint32_t> got(expected.size(), 0xdeadbeefu);
+          k.copy_pair_4(a, b, src.data(), got.data(), 0, split);
+          k.copy_pair_4(a, b, src.data(), got.data(), split, items);
+          ASSERT_EQ(got, expected) << hwy::TargetName(target) << " " << mode_name(mode) << " "
+                                   << h_spec.in_len << "x" << w_spec.in_len << "->"
+                                   << h_spec.out_len << "x" << w_spec.out_len << " split " << split;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(targets, 2);
+}
+
 // The vertical kernel with non-temporal stores (float32 -> float32, the only pair it serves)
 // gives the ordinary one's bits on every target, for row lengths and offsets that make some
 // vectors aligned and others not.
