@@ -140,25 +140,19 @@ HWY_INLINE void store_first(VF v, DF d, T* p, size_t n) {
 
 // ---- vertical: taps along a strided axis, each a contiguous run of `inner` elements ----------
 
-// fn(std::integral_constant<int, n>{}) for a tap count n of 1 to 4 (kernels that hold a row's
-// taps in registers, as arrays of that size), and true; false for other counts.
-template <class Fn>
+// fn(std::integral_constant<int, n>{}) for a tap count n of 1 to 8 (kernels that hold a row's
+// taps in registers, as arrays of that size: bicubic's transposed rows have 8), and true; false
+// for other counts.
+template <int kN = 1, class Fn>
 HWY_INLINE bool with_held_taps(int64_t n, const Fn& fn) {
-  switch (n) {
-    case 1:
-      fn(std::integral_constant<int, 1>{});
+  if constexpr (kN > 8) {
+    return false;
+  } else {
+    if (n == kN) {
+      fn(std::integral_constant<int, kN>{});
       return true;
-    case 2:
-      fn(std::integral_constant<int, 2>{});
-      return true;
-    case 3:
-      fn(std::integral_constant<int, 3>{});
-      return true;
-    case 4:
-      fn(std::integral_constant<int, 4>{});
-      return true;
-    default:
-      return false;
+    }
+    return with_held_taps<kN + 1>(n, fn);
   }
 }
 
@@ -229,7 +223,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     };
     int64_t i = 0;
 #if !HWY_HAVE_SCALABLE
-    // Rows of 1 to 4 taps: their source rows and weights held in registers for the run.
+    // Rows of 1 to 8 taps: their source rows and weights held in registers for the run.
     with_held_taps(e1 - e0, [&](auto taps) {
       i = vertical_held<decltype(taps)::value>(d, plane, index + e0, weight + e0, bias, inner, put);
     });
@@ -483,7 +477,7 @@ HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
 }
 
 // Rows of a horizontal pass run in chunks: per block of outputs, the chunk's rows one after the
-// other, so that a block of at most 4 taps loads its offsets, weights and masks once per
+// other, so that a block of at most 8 taps loads its offsets, weights and masks once per
 // chunk and keeps them in registers. The per-element operations are those of one row at a time.
 constexpr int kChunkRows = 8;
 
