@@ -436,6 +436,17 @@ HWY_INLINE VF accumulate(DF d, DI di, const Windows& w_of, int64_t r, VF acc, VF
   return hn::IfThenElse(hn::RebindMask(d, live), sum, acc);
 }
 
+// The `kind` vectors of the window at `window`; the unused ones repeat the first (window_tap
+// never picks them).
+template <typename Tin>
+HWY_INLINE void load_window(DF d, const Tin* window, int kind, VF& v0, VF& v1, VF& v2, VF& v3) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  v0 = load(d, window);
+  v1 = kind > 1 ? load(d, window + lanes) : v0;
+  v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
+  v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+}
+
 // The tap of a window of `kind` vectors at offsets `rel` (index - base): lane = rel % lanes picks
 // within a vector, rel / lanes picks the vector (lanes is a power of two). A one-vector window's
 // offsets are lanes as they are.
@@ -487,7 +498,6 @@ template <int kTaps, typename Tin, typename Tout>
 HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t r, int kind, bool uniform,
                            const Tin* const* x, Tout* const* out, int n, int64_t rows) {
   const hn::RebindToSigned<DF> di;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<decltype(di)> rel[kTaps];
   VF w[kTaps];
   hn::Mask<DF> live[kTaps];
@@ -499,11 +509,8 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t r, int ki
   }
   const int64_t base = wv.base[b];
   for (int j = 0; j < n; ++j) {
-    const Tin* window = x[j] + base;
-    const VF v0 = load(d, window);
-    const VF v1 = kind > 1 ? load(d, window + lanes) : v0;
-    const VF v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
-    const VF v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+    VF v0, v1, v2, v3;
+    load_window(d, x[j] + base, kind, v0, v1, v2, v3);
     VF acc = hn::Mul(w[0], window_tap(d, di, kind, rel[0], v0, v1, v2, v3));
     if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
     for (int k = 1; k < kTaps; ++k) {
@@ -560,11 +567,8 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       }
 #endif
       for (int j = 0; j < n; ++j) {
-        const Tin* window = x[j] + wv.base[b];
-        const VF v0 = load(d, window);
-        const VF v1 = kind > 1 ? load(d, window + lanes) : v0;
-        const VF v2 = kind > 2 ? load(d, window + 2 * lanes) : v0;
-        const VF v3 = kind > 3 ? load(d, window + 3 * lanes) : v0;
+        VF v0, v1, v2, v3;
+        load_window(d, x[j] + wv.base[b], kind, v0, v1, v2, v3);
         VF acc = hn::Zero(d);
         for (int64_t k = 0; k < taps; ++k) {
           const auto rel = hn::LoadU(di, wv.rel + k * wv.stride + r);
@@ -605,11 +609,8 @@ HWY_INLINE void copy_row_4(DF d, const PassTable<float>& p, const Windows& wv, b
       }
       continue;
     }
-    const float* window = x + wv.base[b];
-    const VF v0 = hn::LoadU(d, window);
-    const VF v1 = kind > 1 ? hn::LoadU(d, window + lanes) : v0;
-    const VF v2 = kind > 2 ? hn::LoadU(d, window + 2 * lanes) : v0;
-    const VF v3 = kind > 3 ? hn::LoadU(d, window + 3 * lanes) : v0;
+    VF v0, v1, v2, v3;
+    load_window(d, x + wv.base[b], kind, v0, v1, v2, v3);  // raw bits: a float load moves them
     const VF picked = window_tap(d, di, kind, hn::LoadU(di, wv.rel + r), v0, v1, v2, v3);
     for (int j = 0; j < n_out; ++j) {
       if (n == lanes) {
