@@ -103,25 +103,66 @@ HWY_INLINE void transpose_outputs_out(DF d, const float* outs, int64_t r0, int64
   }
 }
 
-// Outputs r0 .. r1 - 1 of the row tile whose columns lo .. are in `cols`.
+// Outputs r0 .. r1 - 1 of the row tile whose columns lo .. are in `cols`. Each output is one
+// dependent chain of additions; kGroup outputs run side by side (each chain unchanged, in table
+// order) so that the chains' latencies overlap. kConsecutive: every row's taps are consecutive
+// source indices (PassTable::consecutive_taps), so the columns are walked with a pointer.
+template <bool kConsecutive>
 HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, int64_t r1,
                                    int64_t lo, const float* cols, float* outs) {
-  constexpr size_t L = hn::MaxLanes(DF());
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
+  constexpr int64_t kGroup = 4;
   // Locals: the store may alias any memory, and the table's arrays would be reloaded.
   const int64_t* offsets = t.offsets.data();
   const int64_t* index = t.index.data();
   const float* weight = t.weight.data();
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t e0 = offsets[r], e1 = offsets[r + 1];
+  // Tap e's column; for consecutive taps, tap k of a row whose first tap is e0.
+  const auto column = [&](int64_t e0, int64_t k) {
+    return kConsecutive ? cols + (index[e0] - lo + k) * L : cols + (index[e0 + k] - lo) * L;
+  };
+  const auto step = [&](VF acc, int64_t e0, int64_t k) {
+    return hn::Add(acc, hn::Mul(hn::Set(d, weight[e0 + k]), hn::Load(d, column(e0, k))));
+  };
+  // One output's whole chain (zero for a row without taps).
+  const auto one = [&](int64_t r) {
+    const int64_t e0 = offsets[r], n = offsets[r + 1] - e0;
     VF acc = hn::Zero(d);
-    if (e0 < e1) {
-      acc = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, cols + (index[e0] - lo) * L));
-      for (int64_t e = e0 + 1; e < e1; ++e) {
-        acc = hn::Add(acc, hn::Mul(hn::Set(d, weight[e]), hn::Load(d, cols + (index[e] - lo) * L)));
-      }
+    if (n > 0) {
+      acc = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
+      for (int64_t k = 1; k < n; ++k) acc = step(acc, e0, k);
     }
     hn::Store(acc, d, outs + (r - r0) * L);
+  };
+  int64_t r = r0;
+  for (; r + kGroup <= r1; r += kGroup) {
+    const int64_t e0 = offsets[r], e1 = offsets[r + 1], e2 = offsets[r + 2], e3 = offsets[r + 3];
+    const int64_t n0 = e1 - e0, n1 = e2 - e1, n2 = e3 - e2, n3 = offsets[r + 4] - e3;
+    const int64_t common = std::min(std::min(n0, n1), std::min(n2, n3));
+    if (common == 0) {
+      for (int64_t i = 0; i < kGroup; ++i) one(r + i);
+      continue;
+    }
+    VF a0 = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
+    VF a1 = hn::Mul(hn::Set(d, weight[e1]), hn::Load(d, column(e1, 0)));
+    VF a2 = hn::Mul(hn::Set(d, weight[e2]), hn::Load(d, column(e2, 0)));
+    VF a3 = hn::Mul(hn::Set(d, weight[e3]), hn::Load(d, column(e3, 0)));
+    for (int64_t k = 1; k < common; ++k) {
+      a0 = step(a0, e0, k);
+      a1 = step(a1, e1, k);
+      a2 = step(a2, e2, k);
+      a3 = step(a3, e3, k);
+    }
+    for (int64_t k = common; k < n0; ++k) a0 = step(a0, e0, k);
+    for (int64_t k = common; k < n1; ++k) a1 = step(a1, e1, k);
+    for (int64_t k = common; k < n2; ++k) a2 = step(a2, e2, k);
+    for (int64_t k = common; k < n3; ++k) a3 = step(a3, e3, k);
+    float* o = outs + (r - r0) * L;
+    hn::Store(a0, d, o);
+    hn::Store(a1, d, o + L);
+    hn::Store(a2, d, o + 2 * L);
+    hn::Store(a3, d, o + 3 * L);
   }
+  for (; r < r1; ++r) one(r);
 }
 
 // Premultiplied alpha on the columns [lo, hi] of a tile (pixels of `channels` columns, lo and
@@ -194,47 +235,55 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
   const bool alpha = a.premultiply || a.unpremultiply;
   const int64_t group = alpha ? a.alpha_channels : 1;
   const int64_t max_outputs = kTransposedMaxOutputs / group * group;
-  for (int64_t o0 = begin; o0 < end; o0 += static_cast<int64_t>(L)) {
-    const size_t live = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), end - o0));
-    const Tin* in_rows[L];
-    Tout* out_rows[L];
-    for (size_t l = 0; l < L; ++l) {
-      // Lanes past the last row read it again; their results are not stored.
-      const int64_t o = o0 + static_cast<int64_t>(std::min(l, live - 1));
-      in_rows[l] = src + o * s.src_len;
-      out_rows[l] = dst + o * s.rows;
-    }
-    for (int64_t r0 = 0; r0 < s.rows;) {
-      // The longest chunk of output groups whose taps span at most kTransposedMaxColumns
-      // columns (whole pixels with alpha).
-      int64_t lo = INT64_MAX, hi = -1, r1 = r0;
-      for (; r1 < s.rows && r1 - r0 < max_outputs; r1 += group) {
-        int64_t new_lo = lo, new_hi = hi;
-        for (int64_t r = r1; r < r1 + group; ++r) {
-          const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-          if (e0 == e1) continue;
-          new_lo = std::min(new_lo, t.index[e0] / group * group);
-          new_hi = std::max(new_hi, t.index[e1 - 1] / group * group + group - 1);
-        }
-        if (new_hi - new_lo + 1 > kTransposedMaxColumns) break;
-        lo = new_lo;
-        hi = new_hi;
+  const bool consecutive = a.table->consecutive_taps;
+  // Chunks of outputs outside, tiles of rows inside: a chunk's column range is found once per
+  // call, not once per tile.
+  for (int64_t r0 = 0; r0 < s.rows;) {
+    // The longest chunk of output groups whose taps span at most kTransposedMaxColumns columns
+    // (whole pixels with alpha).
+    int64_t lo = INT64_MAX, hi = -1, r1 = r0;
+    for (; r1 < s.rows && r1 - r0 < max_outputs; r1 += group) {
+      int64_t new_lo = lo, new_hi = hi;
+      for (int64_t r = r1; r < r1 + group; ++r) {
+        const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+        if (e0 == e1) continue;
+        new_lo = std::min(new_lo, t.index[e0] / group * group);
+        new_hi = std::max(new_hi, t.index[e1 - 1] / group * group + group - 1);
       }
-      if (r1 == r0) {  // one output group wider than the scratch: its rows one by one
-        r1 = r0 + group;
+      if (new_hi - new_lo + 1 > kTransposedMaxColumns) break;
+      lo = new_lo;
+      hi = new_hi;
+    }
+    const bool too_wide = r1 == r0;  // one output group wider than the scratch
+    if (too_wide) r1 = r0 + group;
+    for (int64_t o0 = begin; o0 < end; o0 += static_cast<int64_t>(L)) {
+      const size_t live = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), end - o0));
+      const Tin* in_rows[L];
+      Tout* out_rows[L];
+      for (size_t l = 0; l < L; ++l) {
+        // Lanes past the last row read it again; their results are not stored.
+        const int64_t o = o0 + static_cast<int64_t>(std::min(l, live - 1));
+        in_rows[l] = src + o * s.src_len;
+        out_rows[l] = dst + o * s.rows;
+      }
+      if (too_wide) {  // its rows one by one
         for (size_t l = 0; l < live; ++l) {
           transposed_rows_scalar(a, t, r0, r1, in_rows[l], out_rows[l]);
         }
-      } else {
-        if (hi >= lo) {
-          transpose_columns_in<L>(d, in_rows, lo, hi, cols);
-          if (a.premultiply) premultiply_columns(d, lo, hi, group, cols);
-        }
-        transposed_outputs(d, t, r0, r1, lo, cols, outs);
-        if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, outs);
-        transpose_outputs_out<L>(d, outs, r0, r1, out_rows, live);
+        continue;
       }
-      r0 = r1;
+      if (hi >= lo) {
+        transpose_columns_in<L>(d, in_rows, lo, hi, cols);
+        if (a.premultiply) premultiply_columns(d, lo, hi, group, cols);
+      }
+      if (consecutive) {
+        transposed_outputs<true>(d, t, r0, r1, lo, cols, outs);
+      } else {
+        transposed_outputs<false>(d, t, r0, r1, lo, cols, outs);
+      }
+      if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, outs);
+      transpose_outputs_out<L>(d, outs, r0, r1, out_rows, live);
     }
+    r0 = r1;
   }
 }

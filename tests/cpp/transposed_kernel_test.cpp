@@ -91,5 +91,63 @@ TEST(TransposedKernel, MatchesScalarOnEveryTarget) {
   EXPECT_GE(checked_targets, 2);  // at least one SIMD target besides the scalar one
 }
 
+// Hand-built tables whose neighbouring rows differ in length, rows without taps among them,
+// with consecutive and with spread-out taps: the kernel runs groups of outputs side by side up
+// to their shortest row, then each row's remaining taps, and rows without taps store zero.
+AxisTable<float> mixed_table(int64_t rows, int64_t src_len, int64_t stride, std::mt19937* rng) {
+  AxisTable<float> t;
+  t.rows = rows;
+  t.src_len = src_len;
+  t.offsets.push_back(0);
+  std::uniform_real_distribution<float> w(-1.0f, 1.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t taps = (r * 7) % 23;  // 0, 7, 14, 21, 5, 12, ...: every group of 4 differs
+    const int64_t first = (r * 11) % (src_len - 22 * stride);
+    for (int64_t k = 0; k < taps; ++k) {
+      t.index.push_back(first + k * stride);
+      t.weight.push_back(w(*rng));
+    }
+    t.offsets.push_back(static_cast<int64_t>(t.index.size()));
+  }
+  return t;
+}
+
+TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
+  std::mt19937 rng(29);
+  int checked_targets = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const SimdKernels& k = simd_kernels();
+    ++checked_targets;
+    std::vector<unsigned char> scratch(static_cast<size_t>(k.transposed_scratch_bytes) + 64);
+    const PassFn<float> fn = k.horizontal_transposed[static_cast<int>(DType::kFloat32)]
+                                                    [static_cast<int>(DType::kFloat32)];
+    for (int64_t stride : {1, 2}) {
+      for (int64_t rows : {int64_t{3}, int64_t{37}, int64_t{300}}) {
+        const AxisTable<float> t = mixed_table(rows, 400, stride, &rng);
+        ASSERT_EQ(check_invariants(t), "");
+        PassTable<float> plain(t, false, k.lanes);
+        ASSERT_EQ(plain.consecutive_taps, stride == 1);
+        const int64_t outer = k.lanes + 3;
+        PassArgs<float> args;
+        args.table = &plain;
+        args.shape = {outer, t.src_len, t.rows, 1};
+        const auto src = random_bytes(DType::kFloat32, outer * t.src_len, &rng);
+        std::vector<float> simd(static_cast<size_t>(outer * t.rows), -7.0f);
+        std::vector<float> scalar(simd.size(), 7.0f);
+        fn(args, src.data(), simd.data(), 0, outer, scratch.data() + 3);
+        scalar_horizontal<float>(DType::kFloat32, DType::kFloat32)(args, src.data(), scalar.data(),
+                                                                   0, outer, nullptr);
+        for (size_t i = 0; i < simd.size(); ++i) {
+          ASSERT_EQ(std::memcmp(&simd[i], &scalar[i], sizeof(float)), 0)
+              << k.target << " stride " << stride << " rows " << rows << " element " << i;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(checked_targets, 2);
+}
+
 }  // namespace
 }  // namespace upsample::cpu
