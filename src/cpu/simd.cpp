@@ -77,10 +77,35 @@ HWY_INLINE VF canonical(VF v, DF d) {
 
 HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(canonical(v, d), d, p); }
 
+// AVX512_BF16's VCVTNEPS2BF16 converts 16 floats to bfloat16 in one instruction. For normal
+// numbers, zeros and infinities it computes what the rounding below computes (the same
+// add-0x7fff-plus-lsb rule, in the Intel SDM's pseudocode), but it flushes denormals to zero and
+// keeps NaN payloads, so it takes only vectors with neither; the others go the portable way.
+// Whether the CPU has it is read once, by kernel_set(), before any kernel of this target runs.
+// (Highway 1.0 has no target with AVX512_BF16, hence the instruction by name.)
+#undef UPSAMPLE_BF16_CONVERT
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && \
+    (defined(__GNUC__) || defined(__clang__))
+#define UPSAMPLE_BF16_CONVERT 1
+bool bf16_convert = false;
+#else
+#define UPSAMPLE_BF16_CONVERT 0
+#endif
+
 // Round to nearest even on the bits. A NaN is the default quiet NaN (0x7fc00000) by then, which
 // this rounding maps to bfloat16's default quiet NaN 0x7fc0, as the scalar store does; infinities
 // and values that round past the largest finite bfloat16 become infinities.
 HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
+#if UPSAMPLE_BF16_CONVERT
+  static_assert(hn::MaxLanes(DF()) == 16);
+  constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;  // VFPCLASSPS: QNaN, denormal, SNaN
+  if (bf16_convert && _mm512_fpclass_ps_mask(v_any.raw, kNaNOrDenormal) == 0) {
+    __m256i bits;
+    asm("vcvtneps2bf16 %1, %0" : "=v"(bits) : "v"(v_any.raw));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), bits);
+    return;
+  }
+#endif
   const VF v = canonical(v_any, d);
   const hn::Rebind<uint16_t, DF> du16;
   const hn::Rebind<uint32_t, DF> du32;
@@ -685,6 +710,10 @@ const SimdKernels* kernel_set() {
     SimdKernels k;
     k.target = hwy::TargetName(HWY_TARGET);
     k.lanes = static_cast<int64_t>(hn::Lanes(DF()));
+#if UPSAMPLE_BF16_CONVERT
+    __builtin_cpu_init();
+    bf16_convert = __builtin_cpu_supports("avx512bf16");
+#endif
 #if !HWY_HAVE_SCALABLE
     k.transposed_scratch_bytes = transposed_scratch_bytes();
 #endif
