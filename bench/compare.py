@@ -5,7 +5,8 @@ Run with the system Python (Debian's python3-torch and python3-opencv):
 
     /usr/bin/python3 bench/compare.py [--bench-binary build/upsample_bench]
                                       [--onednn-binary build/onednn_bench] [--workloads W1,C3]
-                                      [--threads 2] [--reps N] [--order ours-first|peers-first]
+                                      [--threads 2] [--reps N] [--rounds K]
+                                      [--order ours-first|peers-first]
                                       [--stat median|min] [--markdown-out F] [--json-out F]
     /usr/bin/python3 bench/compare.py --from-json F [--stat min]   # a saved run's report again
 
@@ -15,7 +16,10 @@ ordinary and with non-temporal stores), then PyTorch (in this process), OpenCV (
 this process) and oneDNN (bench/onednn_bench.cpp, a subprocess) where they compute the workload.
 Every side times single calls: 3 warm-up calls (more, up to 50, until ~30 ms are spent), then R
 timed calls, R = about 0.5 s of calls, at least 20 and at most 5000 (--reps fixes R for every
-side); the median (and min) of the R calls is reported.
+side); the median (and min) of the R calls is reported. --rounds K measures each workload K
+times in a row, the side that goes first alternating, and reports per side the median of the
+K medians and the least of the K minima (a shared host's slow phases last seconds: one round
+can catch one side in one), with each round's values in the JSON ("round_values").
 
 Same semantics. A peer counts for the speed-up only where it computes the same function as the
 workload, which is checked numerically in the same run on a small case with the workload's
@@ -400,6 +404,11 @@ def report_header(args, meta):
     lines.append("- per workload: %s; %s of R single-call timings per side" % (
         "upsample (+ floor) first, then PyTorch, OpenCV, oneDNN" if args.order == "ours-first"
         else "PyTorch, OpenCV, oneDNN first, then upsample (+ floor)", stat))
+    rounds = meta.get("rounds", 1)
+    if rounds > 1:
+        lines.append("- %d rounds per workload, the side that goes first alternating; per side "
+                     "the %s" % (rounds, "median of the rounds' medians" if stat == "median"
+                                 else "least of the rounds' minima"))
     lines.append("- floor: read every input byte once and write every output byte once, same "
                  "threads, the faster of ordinary and non-temporal (NT) stores")
     lines.append("- †: the peer computes a different function here (semantics check failed); "
@@ -503,8 +512,13 @@ def parse_args():
     ap.add_argument("--threads", type=int, default=2, help="threads for every side (default 2)")
     ap.add_argument("--reps", type=int, default=0,
                     help="timed calls per side (default: adaptive, ~0.5 s, 20 to 5000)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure each workload this many times, alternating which side goes "
+                         "first; report the median of the medians and the least minimum "
+                         "(default 1)")
     ap.add_argument("--order", choices=["ours-first", "peers-first"], default="ours-first",
-                    help="within each workload, which side is measured first")
+                    help="within each workload, which side is measured first (in the first "
+                         "round)")
     ap.add_argument("--stat", choices=["median", "min"], default="median",
                     help="statistic of the tables (default median; min is less sensitive to a "
                          "loaded machine)")
@@ -594,15 +608,45 @@ def measure_peers(r, row, args, peers, meta):
         r["onednn_skip"] = True
 
 
+def combine_rounds(rounds):
+    """One row from the rounds of a workload: the first round's fields, then per timing the
+    median of the rounds' medians (keys ending in _ms) and the least of their minima (_min_ms),
+    over the rounds that measured it; each round's timings under "round_values"."""
+    r = dict(rounds[0])
+    values = {}
+    for key in sorted({k for rd in rounds for k in rd if k.endswith("_ms")}):
+        got = [rd.get(key) for rd in rounds]
+        values[key] = got
+        measured = [v for v in got if isinstance(v, (int, float))]
+        if measured:
+            r[key] = min(measured) if key.endswith("_min_ms") else statistics.median(measured)
+    for key in ("floor_ms", "floor_min_ms"):  # the faster store variant, as in one round
+        stat = key[len("floor"):]
+        variants = [(r.get(v + stat), v) for v in ("floor_normal", "floor_streaming")]
+        variants = [(t, v) for t, v in variants if isinstance(t, (int, float))]
+        if variants:
+            r[key] = min(variants)[0]
+            if key == "floor_ms":
+                r["floor_variant"] = ("normal" if min(variants)[1] == "floor_normal"
+                                      else "non-temporal")
+    r["rounds"] = len(rounds)
+    r["round_values"] = values
+    return r
+
+
 def measure_row(row, binary, args, peers, meta):
     name, what, _, _, in_sizes, out_spatial, _, _ = row
-    r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
-    if args.order == "ours-first":
-        measure_ours(r, binary, args, meta)
-        measure_peers(r, row, args, peers, meta)
-    else:
-        measure_peers(r, row, args, peers, meta)
-        measure_ours(r, binary, args, meta)
+    rounds = []
+    for k in range(max(1, args.rounds)):
+        r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
+        if (args.order == "ours-first") == (k % 2 == 0):
+            measure_ours(r, binary, args, meta)
+            measure_peers(r, row, args, peers, meta)
+        else:
+            measure_peers(r, row, args, peers, meta)
+            measure_ours(r, binary, args, meta)
+        rounds.append(r)
+    r = combine_rounds(rounds) if len(rounds) > 1 else rounds[0]
     best = fastest_peer(r, "median")
     print("%-4s ours %s ms  floor %s ms  fastest peer %s  (R=%s)%s" % (
         name, fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
@@ -630,7 +674,8 @@ def main():
         onednn = None
     selected = selected_workloads(args)
     peers = Peers(args, onednn)
-    meta = {"order": args.order, "torch": peers.torch.__version__,
+    meta = {"order": args.order, "rounds": max(1, args.rounds),
+            "torch": peers.torch.__version__,
             "cv2": peers.cv2.__version__ if peers.cv2 else "(absent)",
             "onednn": "(absent)" if onednn is None else "(not run)",
             "simd": "", "load_before": load_average(),

@@ -87,13 +87,47 @@ def check_semantics_checks():
         report(r.get("onednn_same") is True, "oneDNN nearest == our nearest-exact at 16->24")
 
 
+def check_rounds():
+    # combine_rounds: medians of medians, least minima, the floor the faster variant of those.
+    rounds = [{"workload": "X", "ours_ms": v, "ours_min_ms": m, "torch_ms": t,
+               "floor_normal_ms": fn, "floor_streaming_ms": fs, "floor_normal_min_ms": fn,
+               "floor_streaming_min_ms": fs, "floor_ms": min(fn, fs), "floor_min_ms": min(fn, fs)}
+              for v, m, t, fn, fs in ((1.0, 0.5, 4.0, 2.0, 3.0), (3.0, 0.4, None, 2.5, 1.0),
+                                      (2.0, 0.6, 6.0, 2.2, 2.9))]
+    r = compare.combine_rounds(rounds)
+    report(r["ours_ms"] == 2.0 and r["ours_min_ms"] == 0.4,
+           "rounds: median of the medians, least minimum (%s, %s)" % (r["ours_ms"],
+                                                                      r["ours_min_ms"]))
+    report(r["torch_ms"] == 5.0 and r["round_values"]["torch_ms"] == [4.0, None, 6.0],
+           "rounds: a side a round did not measure is left out (%s)" % r["torch_ms"])
+    report(r["floor_ms"] == 2.2 and r["floor_variant"] == "normal" and r["floor_min_ms"] == 1.0,
+           "rounds: the floor is the faster variant of the combined ones (%s, %s, %s)"
+           % (r["floor_ms"], r["floor_variant"], r["floor_min_ms"]))
+    # End to end: two rounds of one workload.
+    out = os.path.join(tempfile.mkdtemp(prefix="upsample_compare_"), "r.json")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), "--bench-binary",
+                        BENCH, "--onednn-binary", ONEDNN, "--workloads", "W5e", "--reps", "3",
+                        "--rounds", "2", "--json-out", out], capture_output=True, text=True,
+                       timeout=600)
+    if not report(p.returncode == 0, "compare.py --rounds 2 exit %d: %s" % (p.returncode,
+                                                                          p.stderr[-800:])):
+        return
+    doc = json.load(open(out))
+    r = doc["results"][0]
+    ours = r["round_values"]["ours_ms"]
+    report(doc["meta"]["rounds"] == 2 and r["rounds"] == 2 and len(ours) == 2 and
+           abs(r["ours_ms"] - (ours[0] + ours[1]) / 2) < 1e-12 and
+           r["ours_min_ms"] == min(r["round_values"]["ours_min_ms"]),
+           "compare.py --rounds 2: both rounds kept, ours the median of them (%s)" % ours)
+
+
 def main():
     if not os.path.exists(BENCH):
         print("UPSAMPLE_BUILD_DIR must name the build directory holding upsample_bench (%r)"
               % BENCH)
         print("0 passed, 1 failed")
         return 1
-    for check in (check_semantics_checks, check_end_to_end):
+    for check in (check_semantics_checks, check_rounds, check_end_to_end):
         try:
             check()
         except Exception as e:  # one crashing group must not hide the others
