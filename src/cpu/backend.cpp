@@ -131,13 +131,14 @@ void Program<W>::fuse_in_bands(Fused* fp, const std::string& pair_why) {
   int64_t band = std::clamp<int64_t>(
       (budget_rows - b.args.table->max_taps) * bs.rows / std::max<int64_t>(1, bs.src_len), 1,
       bs.rows);
+  f.rows_monotone = rows_monotone(t);
   for (;;) {
     f.band_rows = band;
     f.bands = (bs.rows + band - 1) / band;
     f.rows_cap = 1;
     for (int64_t k = 0; k < f.bands; ++k) {
       int64_t lo, hi;
-      band_rows_read(t, k * band, std::min((k + 1) * band, bs.rows), &lo, &hi);
+      band_rows_read(t, f.rows_monotone, k * band, std::min((k + 1) * band, bs.rows), &lo, &hi);
       if (hi >= lo) f.rows_cap = std::max(f.rows_cap, hi - lo + 1);
     }
     if (f.rows_cap <= 2 * budget_rows || band == 1) break;

@@ -96,7 +96,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
       const int64_t r0 = band * f.band_rows;
       const int64_t r1 = std::min(r0 + f.band_rows, b.step.shape.rows);
       int64_t lo, hi;
-      band_rows_read(b.args.table->table, r0, r1, &lo, &hi);
+      band_rows_read(b.args.table->table, f.rows_monotone, r0, r1, &lo, &hi);
       if (hi >= lo) {
         int64_t first_new = lo;
         if (plane == cached_plane && cached_lo <= lo && lo <= cached_hi) {

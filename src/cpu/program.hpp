@@ -35,12 +35,38 @@ struct CompiledStep {
   PairFn<W> pair_fn = nullptr;
 };
 
-// The first and last intermediate row output rows [r0, r1) of a fused pair read (hi < lo: none).
+// Whether the first and the last index of the rows with taps never decrease from one such row
+// to the next (so far every forward and transposed table; checked, not assumed).
 template <typename W>
-inline void band_rows_read(const AxisTable<W>& t, int64_t r0, int64_t r1, int64_t* lo,
-                           int64_t* hi) {
+inline bool rows_monotone(const AxisTable<W>& t) {
+  int64_t first = INT64_MIN, last = INT64_MIN;
+  for (int64_t r = 0; r < t.rows; ++r) {
+    if (t.offsets[r] == t.offsets[r + 1]) continue;
+    const int64_t f = t.index[t.offsets[r]], l = t.index[t.offsets[r + 1] - 1];
+    if (f < first || l < last) return false;
+    first = f;
+    last = l;
+  }
+  return true;
+}
+
+// The first and last intermediate row output rows [r0, r1) of a fused pair read (hi < lo: none).
+// `monotone` (rows_monotone(t)): the first index of the band's first row with taps and the last
+// of its last one, without walking the rows between.
+template <typename W>
+inline void band_rows_read(const AxisTable<W>& t, bool monotone, int64_t r0, int64_t r1,
+                           int64_t* lo, int64_t* hi) {
   *lo = INT64_MAX;
   *hi = -1;
+  if (monotone) {
+    int64_t first = r0, last = r1 - 1;
+    while (first < r1 && t.offsets[first] == t.offsets[first + 1]) ++first;
+    if (first == r1) return;
+    while (t.offsets[last] == t.offsets[last + 1]) --last;
+    *lo = t.index[t.offsets[first]];
+    *hi = t.index[t.offsets[last + 1] - 1];
+    return;
+  }
   for (int64_t r = r0; r < r1; ++r) {
     if (t.offsets[r] == t.offsets[r + 1]) continue;
     *lo = std::min(*lo, t.index[t.offsets[r]]);
@@ -63,6 +89,7 @@ struct Fused {
   int64_t band_rows = 1;       // b's output rows per band
   int64_t bands = 1;           // per plane
   int64_t rows_cap = 0;        // the most intermediate rows a band reads
+  bool rows_monotone = false;  // of b's table (band_rows_read)
   int64_t row_bytes = 0;       // one intermediate row (a's output per a-outer)
   int64_t a_in_row_bytes = 0;  // a's input per a-outer
   int64_t a_items_per_outer = 1;

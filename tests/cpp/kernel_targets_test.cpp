@@ -16,6 +16,7 @@
 #include "core/dtype.hpp"
 #include "cpp/kernel_test_data.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/program.hpp"
 #include "hwy/targets.h"
 
 namespace upsample::cpu {
@@ -98,6 +99,52 @@ TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
   EXPECT_GT(uniform, 10);
   EXPECT_GE(mixed, 1);
   EXPECT_GT(shorter, 10);
+}
+
+// The rows a band of a fused pair reads: from the band's first and last rows with taps for
+// monotone tables (every table the specs build, forward and transposed, is one), by walking
+// every row for the others; the same range either way.
+TEST(KernelTargets, BandRowsOfMonotoneTablesNeedNoWalk) {
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (const AxisSpec& spec : table_specs(&rng)) {
+    const AxisTable<float> forward = build_axis_table<float>(spec);
+    for (const AxisTable<float>& t : {forward, transpose(forward)}) {
+      ASSERT_TRUE(rows_monotone(t))
+          << "mode " << static_cast<int>(spec.mode) << " " << spec.in_len << " -> " << spec.out_len;
+      for (int k = 0; k < 20; ++k) {
+        const int64_t r0 = static_cast<int64_t>(rng() % t.rows);
+        const int64_t r1 = r0 + 1 + static_cast<int64_t>(rng() % (t.rows - r0));
+        int64_t lo, hi, walked_lo, walked_hi;
+        band_rows_read(t, true, r0, r1, &lo, &hi);
+        band_rows_read(t, false, r0, r1, &walked_lo, &walked_hi);
+        ASSERT_EQ(lo, walked_lo) << r0 << ".." << r1;
+        ASSERT_EQ(hi, walked_hi) << r0 << ".." << r1;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  // Rows without taps at a band's ends and inside it, and a band of none.
+  AxisTable<float> gaps;
+  gaps.rows = 6;
+  gaps.offsets = {0, 0, 2, 2, 2, 4, 4};
+  gaps.index = {1, 2, 4, 5};
+  gaps.weight = {0.5f, 0.5f, 0.5f, 0.5f};
+  ASSERT_TRUE(rows_monotone(gaps));
+  int64_t lo, hi;
+  band_rows_read(gaps, true, 0, 6, &lo, &hi);
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(hi, 5);
+  band_rows_read(gaps, true, 2, 4, &lo, &hi);
+  EXPECT_LT(hi, lo);
+  // A table whose rows go back: not monotone, walked.
+  AxisTable<float> back = gaps;
+  back.index = {4, 5, 1, 2};
+  EXPECT_FALSE(rows_monotone(back));
+  band_rows_read(back, false, 0, 6, &lo, &hi);
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(hi, 5);
 }
 
 // A row shorter than a vector still gets windows: every block's window is the whole row (one
