@@ -36,7 +36,8 @@ struct CompiledStep {
 };
 
 // Whether the first and the last index of the rows with taps never decrease from one such row
-// to the next (so far every forward and transposed table; checked, not assumed).
+// to the next (every table of the kernel tests' specs, forward and transposed; checked per plan,
+// not assumed: a table that fails is walked).
 template <typename W>
 inline bool rows_monotone(const AxisTable<W>& t) {
   int64_t first = INT64_MIN, last = INT64_MIN;

@@ -120,6 +120,10 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
   const auto column = [&](int64_t e0, int64_t k) {
     return kConsecutive ? cols + (index[e0] - lo + k) * L : cols + (index[e0 + k] - lo) * L;
   };
+  // A chain's first product, and each later step.
+  const auto first = [&](int64_t e0) {
+    return hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
+  };
   const auto step = [&](VF acc, int64_t e0, int64_t k) {
     return hn::Add(acc, hn::Mul(hn::Set(d, weight[e0 + k]), hn::Load(d, column(e0, k))));
   };
@@ -128,7 +132,7 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
     const int64_t e0 = offsets[r], n = offsets[r + 1] - e0;
     VF acc = hn::Zero(d);
     if (n > 0) {
-      acc = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
+      acc = first(e0);
       for (int64_t k = 1; k < n; ++k) acc = step(acc, e0, k);
     }
     hn::Store(acc, d, outs + (r - r0) * L);
@@ -142,10 +146,7 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
       for (int64_t i = 0; i < kGroup; ++i) one(r + i);
       continue;
     }
-    VF a0 = hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
-    VF a1 = hn::Mul(hn::Set(d, weight[e1]), hn::Load(d, column(e1, 0)));
-    VF a2 = hn::Mul(hn::Set(d, weight[e2]), hn::Load(d, column(e2, 0)));
-    VF a3 = hn::Mul(hn::Set(d, weight[e3]), hn::Load(d, column(e3, 0)));
+    VF a0 = first(e0), a1 = first(e1), a2 = first(e2), a3 = first(e3);
     for (int64_t k = 1; k < common; ++k) {
       a0 = step(a0, e0, k);
       a1 = step(a1, e1, k);

@@ -11,6 +11,7 @@
 
 #include "core/axis_table.hpp"
 #include "core/dtype.hpp"
+#include "cpp/kernel_test_data.hpp"
 #include "cpu/kernels.hpp"
 #include "hwy/targets.h"
 
@@ -20,9 +21,9 @@ namespace {
 TEST(CopyKernel, BitExactOnEveryTarget) {
   std::mt19937 rng(17);
   int targets = 0;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const SimdKernels& k = simd_kernels();
+  ForEachTarget each;
+  for (int64_t target : each.targets()) {
+    const SimdKernels& k = each.use(target);
     const PassFn<float> copy = k.copy_rows_4;
     ++targets;
     for (Mode mode : {Mode::kNearest, Mode::kNearestExact}) {
@@ -50,7 +51,6 @@ TEST(CopyKernel, BitExactOnEveryTarget) {
       }
     }
   }
-  hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(targets, 2);
 }
 
@@ -62,9 +62,9 @@ TEST(CopyKernel, BitExactOnEveryTarget) {
 TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
   std::mt19937 rng(23);
   int targets = 0;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const SimdKernels& k = simd_kernels();
+  ForEachTarget each;
+  for (int64_t target : each.targets()) {
+    const SimdKernels& k = each.use(target);
     ASSERT_NE(k.copy_pair_4, nullptr) << hwy::TargetName(target);
     ++targets;
     for (Mode mode : {Mode::kNearest, Mode::kNearestExact}) {
@@ -103,7 +103,6 @@ TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
       }
     }
   }
-  hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(targets, 2);
 }
 
@@ -113,9 +112,9 @@ TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
 TEST(StreamKernel, SameBitsAsTheOrdinaryVerticalKernel) {
   std::mt19937 rng(19);
   const int f32 = static_cast<int>(DType::kFloat32);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const SimdKernels& k = simd_kernels();
+  ForEachTarget each;
+  for (int64_t target : each.targets()) {
+    const SimdKernels& k = each.use(target);
     for (int64_t inner : {int64_t{64}, int64_t{67}, int64_t{200}}) {
       const AxisTable<float> t =
           build_axis_table<float>(AxisSpec{Mode::kCubic, false, false, 9, 23, 0.0});
@@ -136,7 +135,6 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryVerticalKernel) {
       }
     }
   }
-  hwy::SetSupportedTargetsForTest(0);
 }
 
 }  // namespace

@@ -22,17 +22,6 @@
 namespace upsample::cpu {
 namespace {
 
-// Restores the library's own target choice when a test ends.
-class ForEachTarget {
- public:
-  ~ForEachTarget() { hwy::SetSupportedTargetsForTest(0); }
-  std::vector<int64_t> targets() const { return hwy::SupportedAndGeneratedTargets(); }
-  const SimdKernels& use(int64_t target) const {
-    hwy::SetSupportedTargetsForTest(target);
-    return simd_kernels();
-  }
-};
-
 // Runs `fn` over every item and returns the destination bytes.
 std::vector<unsigned char> run_kernel(PassFn<float> fn, const PassArgs<float>& args, DType out,
                                       int64_t items, const std::vector<unsigned char>& src,

@@ -1,7 +1,7 @@
 // Data for the kernel tests that compare SIMD targets with the scalar kernels: random elements of
 // any storage type (with some infinities and NaNs for the floating types) and an element
 // comparison under which a NaN equals any NaN (which operand's payload an addition keeps is not
-// specified).
+// specified), and the loop over SIMD targets.
 #pragma once
 
 #include <cmath>
@@ -10,8 +10,22 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "cpu/kernels.hpp"
+#include "hwy/targets.h"
 
 namespace upsample::cpu {
+
+// The SIMD targets compiled in that this CPU runs, one at a time (use()); the library's own
+// target choice is restored when the object goes, also when an assertion ends the test early.
+class ForEachTarget {
+ public:
+  ~ForEachTarget() { hwy::SetSupportedTargetsForTest(0); }
+  std::vector<int64_t> targets() const { return hwy::SupportedAndGeneratedTargets(); }
+  const SimdKernels& use(int64_t target) const {
+    hwy::SetSupportedTargetsForTest(target);
+    return simd_kernels();
+  }
+};
 
 inline std::vector<unsigned char> random_bytes(DType type, int64_t n, std::mt19937* rng) {
   std::vector<unsigned char> bytes(static_cast<size_t>(n) * dtype_size(type));

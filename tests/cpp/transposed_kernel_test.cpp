@@ -37,9 +37,9 @@ std::vector<AxisSpec> specs() {
 TEST(TransposedKernel, MatchesScalarOnEveryTarget) {
   std::mt19937 rng(23);
   int checked_targets = 0;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const SimdKernels& k = simd_kernels();
+  ForEachTarget targets;
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
     ++checked_targets;
     std::vector<unsigned char> scratch(static_cast<size_t>(k.transposed_scratch_bytes) + 64);
     for (int in = 0; in < kDTypes; ++in) {
@@ -87,7 +87,6 @@ TEST(TransposedKernel, MatchesScalarOnEveryTarget) {
       }
     }
   }
-  hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(checked_targets, 2);  // at least one SIMD target besides the scalar one
 }
 
@@ -115,9 +114,9 @@ AxisTable<float> mixed_table(int64_t rows, int64_t src_len, int64_t stride, std:
 TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
   std::mt19937 rng(29);
   int checked_targets = 0;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const SimdKernels& k = simd_kernels();
+  ForEachTarget targets;
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
     ++checked_targets;
     std::vector<unsigned char> scratch(static_cast<size_t>(k.transposed_scratch_bytes) + 64);
     const PassFn<float> fn = k.horizontal_transposed[static_cast<int>(DType::kFloat32)]
@@ -145,7 +144,6 @@ TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
       }
     }
   }
-  hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(checked_targets, 2);
 }
 
