@@ -198,13 +198,21 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   pair.b_max_taps = b.args.table->max_taps;
   pair.a_inner = a.args.shape.inner;
   pair.lanes = simd_kernels().lanes;
+  pair.b_writes_dst = b.step.out == core::Buffer::kDst;
+  pair.b_out_bytes = saturating_mul(
+      saturating_mul(b.step.shape.outer, b.step.shape.rows),
+      saturating_mul(b.step.shape.inner, static_cast<int64_t>(dtype_size(b.step.out_type))));
   const std::string pair_why = pair_declines(pair);
-  const char* pair_kernel = pair.copy_then_row_copy ? "copy_pair_4" : "vertical_pair";
+  const bool streams = pair_streams(pair);
+  const char* pair_kernel = !pair.copy_then_row_copy ? "vertical_pair"
+                            : streams                ? "copy_pair_4 with non-temporal stores"
+                                                     : "copy_pair_4";
   if (pair_why.empty()) {
     if constexpr (std::is_same_v<W, float>) {
-      a.pair_fn = pair.copy_then_row_copy
-                      ? simd_kernels().copy_pair_4
-                      : simd_kernels().vertical_pair[static_cast<int>(a.step.in_type)];
+      const SimdKernels& k = simd_kernels();
+      a.pair_fn = !pair.copy_then_row_copy ? k.vertical_pair[static_cast<int>(a.step.in_type)]
+                  : streams                ? k.copy_pair_4_stream
+                                           : k.copy_pair_4;
     }
   }
   f.direct = a.pair_fn != nullptr;

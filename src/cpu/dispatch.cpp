@@ -315,6 +315,10 @@ std::string pair_declines(const PairRequest& r) {
   return "";
 }
 
+bool pair_streams(const PairRequest& r) {
+  return r.copy_then_row_copy && r.b_writes_dst && r.b_out_bytes >= kCopyStreamBytes;
+}
+
 Strategy choose_strategy(const StrategyRequest& r) {
   constexpr int64_t kMaxSliceScratch = 2 << 20;  // per region, one slice
   constexpr int64_t kBlockScratch = 256 << 10;   // target per region, one block

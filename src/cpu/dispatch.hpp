@@ -72,10 +72,18 @@ struct PairRequest {
   int64_t a_max_taps = 0, b_max_taps = 0;
   int64_t a_inner = 0;  // elements of one tap of a
   int64_t lanes = 1;    // float32 lanes of the SIMD set
+  bool b_writes_dst = false;
+  int64_t b_out_bytes = 0;  // of b's whole output
 };
 constexpr int64_t kMaxPairTaps = 2;
 // "" when the pair runs as one kernel, else why not.
 std::string pair_declines(const PairRequest& request);
+// Whether a pair that runs as one kernel writes with non-temporal stores
+// (SimdKernels::copy_pair_4_stream): a row copy then a row gather whose output is the call's and
+// at least kCopyStreamBytes. Below that the ordinary stores win (docs/performance.md, "Nearest
+// written past the caches").
+constexpr int64_t kCopyStreamBytes = int64_t{16} << 20;
+bool pair_streams(const PairRequest& request);
 
 struct StrategyRequest {
   int passes = 0;             // resample steps

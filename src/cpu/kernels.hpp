@@ -244,6 +244,8 @@ struct SimdKernels {
   PairFn<float> vertical_pair[kDTypes] = {};
   // A row copy (copy_rows_4's) and a row gather at once (PairFn), for 4-byte elements.
   PairFn<float> copy_pair_4 = nullptr;
+  // copy_pair_4 with non-temporal stores, for outputs larger than the caches hold well.
+  PairFn<float> copy_pair_4_stream = nullptr;
 };
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set

@@ -620,6 +620,9 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 // wider use a scalar gather.
 
 // Row x through the table into each of the n_out rows outs[] (the same elements into each).
+// kStream: full vectors at aligned addresses go out with non-temporal stores (the raw bits, as
+// the ordinary stores write them).
+template <bool kStream = false>
 HWY_INLINE void copy_row_4(DF d, const PassTable<float>& p, const Windows& wv, bool windows,
                            const float* x, float* const* outs, int n_out, int64_t rows) {
   const hn::RebindToSigned<DF> di;
@@ -639,6 +642,12 @@ HWY_INLINE void copy_row_4(DF d, const PassTable<float>& p, const Windows& wv, b
     const VF picked = window_tap(d, di, kind, hn::LoadU(di, wv.rel + r), v0, v1, v2, v3);
     for (int j = 0; j < n_out; ++j) {
       if (n == lanes) {
+        if constexpr (kStream) {
+          if (reinterpret_cast<uintptr_t>(outs[j] + r) % (lanes * sizeof(float)) == 0) {
+            hn::Stream(picked, d, outs[j] + r);
+            continue;
+          }
+        }
         hn::StoreU(picked, d, outs[j] + r);
       } else {
         hn::BlendedStore(picked, hn::FirstN(d, static_cast<size_t>(n)), d, outs[j] + r);
@@ -669,7 +678,8 @@ void copy_rows_4(const PassArgs<float>& a, const void* src_v, void* dst_v, int64
 // output (a row gather, b's items (o, r)). Each output row of b is a's copy of its source row,
 // written straight from registers, and the rows after it that b gives the same source row (an
 // upsampling factor's repeats) get the same vectors: no intermediate, no row copies. The bits are
-// the two passes': both move raw 4-byte patterns.
+// the two passes': both move raw 4-byte patterns. kStream: copy_row_4's non-temporal stores.
+template <bool kStream>
 void copy_pair_4(const PassArgs<float>& a, const PassArgs<float>& b, const void* src_v, void* dst_v,
                  int64_t begin, int64_t end) {
   const DF d;
@@ -693,7 +703,7 @@ void copy_pair_4(const PassArgs<float>& a, const PassArgs<float>& b, const void*
     }
     for (int j = 0; j < n; ++j) outs[j] = dst + (item + j) * row_len;
     const float* x = src + (o * b_src_len + b_index[r] - bias) * a_src_len;
-    copy_row_4(d, p, wv, windows, short_row.of(x), outs, n, row_len);
+    copy_row_4<kStream>(d, p, wv, windows, short_row.of(x), outs, n, row_len);
     item += n;
     r += n;
     if (r == b_rows) {
@@ -701,6 +711,7 @@ void copy_pair_4(const PassArgs<float>& a, const PassArgs<float>& b, const void*
       ++o;
     }
   }
+  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
 // The kernel set of this target: every pair of StorageTypes<float> that kReachable admits (the
@@ -741,7 +752,8 @@ const SimdKernels* kernel_set() {
     });
     k.vertical_stream = &vertical<float, float, true>;
     k.copy_rows_4 = &copy_rows_4;
-    k.copy_pair_4 = &copy_pair_4;
+    k.copy_pair_4 = &copy_pair_4<false>;
+    k.copy_pair_4_stream = &copy_pair_4<true>;
     return k;
   }();
   return &kernels;

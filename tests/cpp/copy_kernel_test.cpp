@@ -4,6 +4,7 @@
 // (windows of 1-4 vectors and wider), row lengths around the vector length, channel interleaves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -58,7 +59,8 @@ TEST(CopyKernel, BitExactOnEveryTarget) {
 // against the two passes one after the other (copy_rows_4 into an intermediate, then the scalar
 // row gather): every bit pattern, both nearest modes, up- and downsampling of both axes (rows
 // repeated 1 to 20 times: more than the kernel writes from one copy), short rows, and the items
-// split into uneven ranges (a run of repeated rows may straddle them).
+// split into uneven ranges (a run of repeated rows may straddle them); the same for its
+// streaming variant (copy_pair_4_stream), at aligned and misaligned outputs.
 TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
   std::mt19937 rng(23);
   int targets = 0;
@@ -66,6 +68,7 @@ TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
   for (int64_t target : each.targets()) {
     const SimdKernels& k = each.use(target);
     ASSERT_NE(k.copy_pair_4, nullptr) << hwy::TargetName(target);
+    ASSERT_NE(k.copy_pair_4_stream, nullptr) << hwy::TargetName(target);
     ++targets;
     for (Mode mode : {Mode::kNearest, Mode::kNearestExact}) {
       for (int i = 0; i < 24; ++i) {
@@ -92,13 +95,25 @@ TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
         k.copy_rows_4(a, src.data(), mid.data(), 0, a.shape.outer, nullptr);
         gather_copy<float>(4, false)(b, mid.data(), expected.data(), 0, planes * ht.rows, nullptr);
         const int64_t items = planes * ht.rows;
-        for (int64_t split : {int64_t{0}, items / 3, items / 2 + 1}) {
-          std::vector<uint32_t> got(expected.size(), 0xdeadbeefu);
-          k.copy_pair_4(a, b, src.data(), got.data(), 0, split);
-          k.copy_pair_4(a, b, src.data(), got.data(), split, items);
-          ASSERT_EQ(got, expected) << hwy::TargetName(target) << " " << mode_name(mode) << " "
-                                   << h_spec.in_len << "x" << w_spec.in_len << "->"
-                                   << h_spec.out_len << "x" << w_spec.out_len << " split " << split;
+        // The output at a 64-byte boundary and one element past it: the streaming kernel's
+        // aligned vectors take non-temporal stores, the others ordinary ones.
+        std::vector<uint32_t> buffer(expected.size() + 32);
+        const size_t aligned = (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64 / 4;
+        for (PairFn<float> pair : {k.copy_pair_4, k.copy_pair_4_stream}) {
+          for (size_t shift : {size_t{0}, size_t{1}}) {
+            uint32_t* got = buffer.data() + aligned + shift;
+            for (int64_t split : {int64_t{0}, items / 3, items / 2 + 1}) {
+              std::fill(buffer.begin(), buffer.end(), 0xdeadbeefu);
+              pair(a, b, src.data(), got, 0, split);
+              pair(a, b, src.data(), got, split, items);
+              ASSERT_TRUE(std::equal(expected.begin(), expected.end(), got))
+                  << hwy::TargetName(target) << " " << mode_name(mode) << " " << h_spec.in_len
+                  << "x" << w_spec.in_len << "->" << h_spec.out_len << "x" << w_spec.out_len
+                  << " split " << split << " shift " << shift
+                  << (pair == k.copy_pair_4_stream ? " streaming" : "");
+              ASSERT_EQ(got[expected.size()], 0xdeadbeefu) << "wrote past the output";
+            }
+          }
         }
       }
     }

@@ -155,6 +155,54 @@ TEST(Describe, NamesEveryKernelAndReason) {
       << text3;
 }
 
+// A row copy then a row gather (nearest forward) writes with non-temporal stores only when its
+// output is the call's and at least kCopyStreamBytes; a vertical pair never does.
+TEST(Fusion, OnlyLargeNearestOutputsStream) {
+  PairRequest r;
+  r.copy_then_row_copy = true;
+  r.b_writes_dst = true;
+  r.b_out_bytes = kCopyStreamBytes;
+  EXPECT_TRUE(pair_streams(r));
+  r.b_out_bytes = kCopyStreamBytes - 1;
+  EXPECT_FALSE(pair_streams(r));
+  r.b_out_bytes = kCopyStreamBytes;
+  r.b_writes_dst = false;
+  EXPECT_FALSE(pair_streams(r));
+  r.b_writes_dst = true;
+  r.copy_then_row_copy = false;
+  r.both_simd_vertical = true;
+  EXPECT_FALSE(pair_streams(r));
+
+  // End to end: W5's shape (16 MiB out) streams, half its batch does not; both give the
+  // scalar-only plan's bits (any bit pattern: the kernels copy raw bits).
+  std::mt19937 rng(31);
+  for (int64_t batch : {4, 8}) {
+    OpDesc op;
+    op.mode = Mode::kNearest;
+    const TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {batch, 32, 64, 64});
+    const TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {batch, 32, 128, 128});
+    std::vector<float> in(static_cast<size_t>(src.numel()));
+    for (float& v : in) {
+      const uint32_t bits = static_cast<uint32_t>(rng());
+      std::memcpy(&v, &bits, sizeof(v));
+    }
+    std::string best_text, scalar_text;
+    const std::vector<float> best = run(op, src, dst, in, &best_text);
+    std::vector<float> scalar;
+    {
+      ScalarOnly policy;
+      scalar = run(op, src, dst, in, &scalar_text);
+    }
+    ASSERT_EQ(0, std::memcmp(best.data(), scalar.data(), best.size() * sizeof(float))) << batch;
+    const bool streams = dst.numel() * 4 >= kCopyStreamBytes;
+    EXPECT_EQ(streams, batch == 8);
+    EXPECT_EQ(best_text.find("(copy_pair_4 with non-temporal stores)") != std::string::npos,
+              streams)
+        << best_text;
+    EXPECT_EQ(best_text.find("(copy_pair_4)") != std::string::npos, !streams) << best_text;
+  }
+}
+
 // Channels-last bilinear: the two vertical passes run as one kernel (vertical_pair) with the
 // scalar-only plan's bits, NaN and infinity included, for channel counts around the vector length
 // and any thread count; bicubic (4 taps) and premultiplied-alpha-free float64 keep the bands, and
