@@ -61,6 +61,11 @@ struct PassTable {
   // only at the borders: their inner blocks run as uniform ones.
   std::vector<int32_t> block_taps;
   std::vector<uint8_t> block_uniform;
+  // Per block of the windowed form: how many blocks from this one on have the same window kind,
+  // taps, uniformity, counts, offsets (window_rel) and weights, bit for bit; they differ only in
+  // window_base. A kernel can then keep one block's taps in registers for the whole run (an
+  // integer upsampling factor repeats every block away from the borders). At least 1.
+  std::vector<int32_t> block_run;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
   PassTable(AxisTable<W> t, bool padded, int64_t lanes);
@@ -74,6 +79,8 @@ struct PassTable {
 
  private:
   void build_windows(int64_t lanes);
+  // Whether windowed blocks a and b are the same but for their window_base (block_run).
+  bool same_block(int64_t a, int64_t b) const;
 };
 
 // What a kernel call needs besides its buffers and item range.

@@ -1,6 +1,7 @@
 // PassTable: a materialised table plus the padded and windowed forms the vector kernels read.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cpu/kernels.hpp"
@@ -31,7 +32,7 @@ int64_t PassTable<W>::padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes
                   padded * static_cast<int64_t>(sizeof(int32_t));
   if (lanes > 1 && padded % lanes == 0) {  // windows
     const int64_t blocks = padded / lanes;
-    bytes += blocks * static_cast<int64_t>(2 * sizeof(int32_t) + 2 * sizeof(uint8_t)) +
+    bytes += blocks * static_cast<int64_t>(3 * sizeof(int32_t) + 2 * sizeof(uint8_t)) +
              entries * static_cast<int64_t>(sizeof(int32_t));
   }
   return bytes;
@@ -112,6 +113,31 @@ void PassTable<W>::build_windows(int64_t lanes) {
       break;
     }
   }
+  block_run.assign(static_cast<size_t>(blocks), 1);
+  for (int64_t b = blocks - 2; b >= 0; --b) {
+    if (same_block(b, b + 1)) block_run[b] = block_run[b + 1] + 1;
+  }
+}
+
+template <typename W>
+bool PassTable<W>::same_block(int64_t a, int64_t b) const {
+  if (window_kind[a] != window_kind[b] || block_taps[a] != block_taps[b] ||
+      block_uniform[a] != block_uniform[b]) {
+    return false;
+  }
+  const int64_t lanes = window_lanes;
+  const auto same = [&](const auto& v, int64_t at_a, int64_t at_b) {
+    return std::memcmp(v.data() + at_a, v.data() + at_b, lanes * sizeof(v[0])) == 0;
+  };
+  if (!same(padded_count, a * lanes, b * lanes)) return false;
+  for (int64_t k = 0; k < padded_taps; ++k) {
+    const int64_t at = k * padded_rows;
+    if (!same(window_rel, at + a * lanes, at + b * lanes) ||
+        !same(padded_weight, at + a * lanes, at + b * lanes)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 template struct PassTable<float>;

@@ -430,6 +430,7 @@ struct Windows {
         count(p.padded_count.data()),
         taps(p.block_taps.data()),
         uniform(p.block_uniform.data()),
+        run(p.block_run.data()),
         stride(p.padded_rows) {}
   const uint8_t* kind;
   const int32_t* base;
@@ -438,6 +439,7 @@ struct Windows {
   const int32_t* count;
   const int32_t* taps;
   const uint8_t* uniform;
+  const int32_t* run;
   int64_t stride;  // of the tap-major arrays
 };
 
@@ -518,10 +520,12 @@ HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
 constexpr int kChunkRows = 8;
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
-// One block (outputs r .. r + lanes) of the chunk's n rows, with its kTaps taps held.
+// `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
+// blocks that share b's taps (PassTable::block_run), held in registers for the whole run.
 template <int kTaps, typename Tin, typename Tout>
-HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t r, int kind, bool uniform,
-                           const Tin* const* x, Tout* const* out, int n, int64_t rows) {
+HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r, int kind,
+                           bool uniform, const Tin* const* x, Tout* const* out, int n,
+                           int64_t rows) {
   const hn::RebindToSigned<DF> di;
   hn::Vec<decltype(di)> rel[kTaps];
   VF w[kTaps];
@@ -532,17 +536,20 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t r, int ki
     w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
     live[k] = hn::RebindMask(d, hn::Gt(count, hn::Set(di, k)));
   }
-  const int64_t base = wv.base[b];
-  for (int j = 0; j < n; ++j) {
-    VF v0, v1, v2, v3;
-    load_window(d, x[j] + base, kind, v0, v1, v2, v3);
-    VF acc = hn::Mul(w[0], window_tap(d, di, kind, rel[0], v0, v1, v2, v3));
-    if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
-    for (int k = 1; k < kTaps; ++k) {
-      const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kind, rel[k], v0, v1, v2, v3)));
-      acc = uniform ? sum : hn::IfThenElse(live[k], sum, acc);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t q = 0; q < blocks; ++q, r += lanes) {
+    const int64_t base = wv.base[b + q];
+    for (int j = 0; j < n; ++j) {
+      VF v0, v1, v2, v3;
+      load_window(d, x[j] + base, kind, v0, v1, v2, v3);
+      VF acc = hn::Mul(w[0], window_tap(d, di, kind, rel[0], v0, v1, v2, v3));
+      if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
+      for (int k = 1; k < kTaps; ++k) {
+        const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kind, rel[k], v0, v1, v2, v3)));
+        acc = uniform ? sum : hn::IfThenElse(live[k], sum, acc);
+      }
+      store_block(d, acc, out[j], r, rows);
     }
-    store_block(d, acc, out[j], r, rows);
   }
 }
 #endif
@@ -568,7 +575,8 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       x[j] = short_rows.of(src + (o0 + j) * src_len, j);
       out[j] = dst + (o0 + j) * rows;
     }
-    for (int64_t r = 0, b = 0; r < rows; r += lanes, ++b) {
+    for (int64_t r = 0, b = 0, blocks = 1; r < rows; r += blocks * lanes, b += blocks) {
+      blocks = 1;
       const int kind = windows ? wv.kind[b] : 0;
       if (kind == 0) {
         // Wide windows (many taps, strong downsampling): hardware gathers are slow on several
@@ -586,7 +594,8 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       const bool uniform = wv.uniform[b] != 0;
 #if !HWY_HAVE_SCALABLE
       if (with_held_taps(taps, [&](auto held) {
-            held_block<decltype(held)::value>(d, wv, b, r, kind, uniform, x, out, n, rows);
+            blocks = wv.run[b];
+            held_block<decltype(held)::value>(d, wv, b, blocks, r, kind, uniform, x, out, n, rows);
           })) {
         continue;
       }

@@ -90,6 +90,66 @@ TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
   EXPECT_GT(shorter, 10);
 }
 
+// Block runs (PassTable::block_run): from every block, the number of blocks on that equal it in
+// everything the kernel holds in registers (kind, taps, uniformity, counts, offsets, weights),
+// and no more: the block after a run differs. Compared here element by element. An exact 2x
+// upsampling repeats one block from the second to the one before last, forward and transposed.
+TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
+  std::mt19937 rng(5);
+  std::vector<AxisSpec> specs = table_specs(&rng);
+  specs.push_back({Mode::kLinear, false, false, 4096, 8192, 0.0});
+  int long_runs = 0, ends = 0;
+  for (const AxisSpec& spec : specs) {
+    for (bool backward : {false, true}) {
+      AxisTable<float> table = build_axis_table<float>(spec);
+      if (backward) table = transpose(table);
+      for (int64_t lanes : {4, 8, 16}) {
+        const PassTable<float> p(table, true, lanes);
+        if (p.window_lanes != lanes) continue;
+        const int64_t blocks = p.padded_rows / lanes, rows = p.padded_rows;
+        ASSERT_EQ(static_cast<int64_t>(p.block_run.size()), blocks);
+        const auto equal = [&](int64_t a, int64_t b) {
+          if (p.window_kind[a] != p.window_kind[b] || p.block_taps[a] != p.block_taps[b] ||
+              p.block_uniform[a] != p.block_uniform[b]) {
+            return false;
+          }
+          for (int64_t l = 0; l < lanes; ++l) {
+            if (p.padded_count[a * lanes + l] != p.padded_count[b * lanes + l]) return false;
+            for (int64_t k = 0; k < p.padded_taps; ++k) {
+              const int64_t ea = k * rows + a * lanes + l, eb = k * rows + b * lanes + l;
+              if (p.window_rel[ea] != p.window_rel[eb]) return false;
+              uint32_t wa, wb;
+              std::memcpy(&wa, &p.padded_weight[ea], 4);
+              std::memcpy(&wb, &p.padded_weight[eb], 4);
+              if (wa != wb) return false;
+            }
+          }
+          return true;
+        };
+        for (int64_t b = 0; b < blocks; ++b) {
+          const int64_t run = p.block_run[b];
+          ASSERT_GE(run, 1) << "block " << b;
+          ASSERT_LE(b + run, blocks) << "block " << b;
+          for (int64_t q = 1; q < run; ++q) ASSERT_TRUE(equal(b, b + q)) << "block " << b + q;
+          if (b + run < blocks) {
+            ASSERT_FALSE(equal(b, b + run)) << "block " << b << " run " << run;
+            ++ends;
+          }
+        }
+        if (spec.in_len == 4096 && lanes == 16) {
+          // 512 blocks forward, 256 transposed: the first and last differ (the borders), the
+          // rest repeat.
+          ASSERT_EQ(blocks, backward ? 256 : 512);
+          EXPECT_EQ(p.block_run[1], blocks - 2) << (backward ? "transposed" : "forward");
+          ++long_runs;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(long_runs, 2);
+  EXPECT_GT(ends, 100);
+}
+
 // The rows a band of a fused pair reads: from the band's first and last rows with taps for
 // monotone tables (every table the specs build, forward and transposed, is one), by walking
 // every row for the others; the same range either way.
@@ -177,6 +237,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
     int kinds_seen[5] = {0, 0, 0, 0, 0};  // blocks by window kind (0: wider than 4 vectors)
+    int runs_seen = 0;                    // blocks that share the taps of the block before
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -199,6 +260,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               AxisTable<float> t = group > 1 ? interleave(table, group) : table;
               PassTable<float> padded(t, true, k.lanes);
               for (uint8_t kind : padded.window_kind) ++kinds_seen[std::min<int>(kind, 4)];
+              for (int32_t run : padded.block_run) runs_seen += run > 1;
               PassArgs<float> args;
               args.table = &padded;
               args.shape = {3, t.src_len, t.rows, 1};
@@ -238,6 +300,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
       for (int kind = 0; kind <= 4; ++kind) {
         EXPECT_GT(kinds_seen[kind], 0) << k.target << " window kind " << kind;
       }
+      EXPECT_GT(runs_seen, 0) << k.target << " runs of blocks with the same taps";
     }
   }
   EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
