@@ -61,10 +61,12 @@ struct PassTable {
   // only at the borders: their inner blocks run as uniform ones.
   std::vector<int32_t> block_taps;
   std::vector<uint8_t> block_uniform;
-  // Per block of the windowed form: how many blocks from this one on have the same window kind,
-  // taps, uniformity, counts, offsets (window_rel) and weights, bit for bit; they differ only in
-  // window_base. A kernel can then keep one block's taps in registers for the whole run (an
-  // integer upsampling factor repeats every block away from the borders). At least 1.
+  // Per block of the windowed form: how many blocks from this one on have the same window kind
+  // (1-4), taps, uniformity, counts, offsets (window_rel) and weights, bit for bit; they differ
+  // only in window_base. A kernel can then keep one block's taps in registers for the whole run.
+  // An upsampling factor whose period in outputs divides the block (2x, 4x, 8x or 16x without
+  // align_corners, at 16 lanes) repeats one block away from the borders. At least 1; 1 for wide
+  // windows (kind 0), whose taps are not described by window_rel.
   std::vector<int32_t> block_run;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.

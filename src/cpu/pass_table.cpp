@@ -121,7 +121,7 @@ void PassTable<W>::build_windows(int64_t lanes) {
 
 template <typename W>
 bool PassTable<W>::same_block(int64_t a, int64_t b) const {
-  if (window_kind[a] != window_kind[b] || block_taps[a] != block_taps[b] ||
+  if (window_kind[a] == 0 || window_kind[a] != window_kind[b] || block_taps[a] != block_taps[b] ||
       block_uniform[a] != block_uniform[b]) {
     return false;
   }

@@ -515,8 +515,9 @@ HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
 }
 
 // Rows of a horizontal pass run in chunks: per block of outputs, the chunk's rows one after the
-// other, so that a block of at most 8 taps loads its offsets, weights and masks once per
-// chunk and keeps them in registers. The per-element operations are those of one row at a time.
+// other, so that a block of at most 8 taps loads its offsets, weights and masks once per chunk
+// (once per run of equal blocks, PassTable::block_run) and keeps them in registers. The
+// per-element operations are those of one row at a time.
 constexpr int kChunkRows = 8;
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)

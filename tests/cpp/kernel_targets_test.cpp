@@ -91,9 +91,10 @@ TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
 }
 
 // Block runs (PassTable::block_run): from every block, the number of blocks on that equal it in
-// everything the kernel holds in registers (kind, taps, uniformity, counts, offsets, weights),
-// and no more: the block after a run differs. Compared here element by element. An exact 2x
-// upsampling repeats one block from the second to the one before last, forward and transposed.
+// everything the kernel holds in registers (kind 1-4, taps, uniformity, counts, offsets,
+// weights), and no more: the block after a run differs. Compared here element by element. An
+// exact 2x upsampling repeats one block from the second to the one before last, forward and
+// transposed.
 TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
   std::mt19937 rng(5);
   std::vector<AxisSpec> specs = table_specs(&rng);
@@ -105,12 +106,13 @@ TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
       if (backward) table = transpose(table);
       for (int64_t lanes : {4, 8, 16}) {
         const PassTable<float> p(table, true, lanes);
-        if (p.window_lanes != lanes) continue;
+        ASSERT_EQ(p.window_lanes, lanes);
         const int64_t blocks = p.padded_rows / lanes, rows = p.padded_rows;
         ASSERT_EQ(static_cast<int64_t>(p.block_run.size()), blocks);
         const auto equal = [&](int64_t a, int64_t b) {
-          if (p.window_kind[a] != p.window_kind[b] || p.block_taps[a] != p.block_taps[b] ||
-              p.block_uniform[a] != p.block_uniform[b]) {
+          // Wide windows (kind 0) carry no offsets in window_rel: never a run.
+          if (p.window_kind[a] == 0 || p.window_kind[a] != p.window_kind[b] ||
+              p.block_taps[a] != p.block_taps[b] || p.block_uniform[a] != p.block_uniform[b]) {
             return false;
           }
           for (int64_t l = 0; l < lanes; ++l) {
@@ -237,7 +239,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
     int kinds_seen[5] = {0, 0, 0, 0, 0};  // blocks by window kind (0: wider than 4 vectors)
-    int runs_seen = 0;                    // blocks that share the taps of the block before
+    int runs_seen = 0;  // held blocks (windowed, 1-8 taps) whose taps the next block shares
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -260,7 +262,10 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               AxisTable<float> t = group > 1 ? interleave(table, group) : table;
               PassTable<float> padded(t, true, k.lanes);
               for (uint8_t kind : padded.window_kind) ++kinds_seen[std::min<int>(kind, 4)];
-              for (int32_t run : padded.block_run) runs_seen += run > 1;
+              for (size_t b = 0; b < padded.block_run.size(); ++b) {
+                runs_seen += padded.block_run[b] > 1 && padded.window_kind[b] > 0 &&
+                             padded.block_taps[b] >= 1 && padded.block_taps[b] <= 8;
+              }
               PassArgs<float> args;
               args.table = &padded;
               args.shape = {3, t.src_len, t.rows, 1};
