@@ -65,8 +65,9 @@ struct PassTable {
   // (1-4), taps, uniformity, counts, offsets (window_rel) and weights, bit for bit; they differ
   // only in window_base. A kernel can then keep one block's taps in registers for the whole run.
   // An upsampling factor whose period in outputs divides the block (2x, 4x, 8x or 16x without
-  // align_corners, at 16 lanes) repeats one block away from the borders. At least 1; 1 for wide
-  // windows (kind 0), whose taps are not described by window_rel.
+  // align_corners, at 16 lanes) repeats one block away from the borders. At least 1 and at most
+  // INT32_MAX (a longer run is cut in pieces); 1 for wide windows (kind 0), whose taps are not
+  // described by window_rel.
   std::vector<int32_t> block_run;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.

@@ -1,5 +1,6 @@
 // PassTable: a materialised table plus the padded and windowed forms the vector kernels read.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -113,9 +114,10 @@ void PassTable<W>::build_windows(int64_t lanes) {
       break;
     }
   }
+  // A run stops at INT32_MAX blocks (the block before it starts a run of its own).
   block_run.assign(static_cast<size_t>(blocks), 1);
   for (int64_t b = blocks - 2; b >= 0; --b) {
-    if (same_block(b, b + 1)) block_run[b] = block_run[b + 1] + 1;
+    if (block_run[b + 1] < INT32_MAX && same_block(b, b + 1)) block_run[b] = block_run[b + 1] + 1;
   }
 }
 
