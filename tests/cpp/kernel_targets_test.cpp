@@ -239,7 +239,8 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
     int kinds_seen[5] = {0, 0, 0, 0, 0};  // blocks by window kind (0: wider than 4 vectors)
-    int runs_seen = 0;  // held blocks (windowed, 1-8 taps) whose taps the next block shares
+    int runs_seen = 0;       // held blocks (windowed, 1-8 taps) whose taps the next block shares
+    int long_runs_seen = 0;  // ... in runs the kernel walks row by row (kRowByRowBlocks)
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -263,17 +264,22 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               PassTable<float> padded(t, true, k.lanes);
               for (uint8_t kind : padded.window_kind) ++kinds_seen[std::min<int>(kind, 4)];
               for (size_t b = 0; b < padded.block_run.size(); ++b) {
-                runs_seen += padded.block_run[b] > 1 && padded.window_kind[b] > 0 &&
-                             padded.block_taps[b] >= 1 && padded.block_taps[b] <= 8;
+                const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
+                                  padded.block_taps[b] <= 8;
+                runs_seen += held && padded.block_run[b] > 1;
+                long_runs_seen += held && padded.block_run[b] >= kRowByRowBlocks;
               }
+              // 11 rows: a whole chunk of rows (kChunkRows, 8) and a partial one.
+              const int64_t n_rows = 11;
               PassArgs<float> args;
               args.table = &padded;
-              args.shape = {3, t.src_len, t.rows, 1};
-              const auto src = random_bytes(tin, 3 * t.src_len, &rng);
-              const auto simd = run_kernel(k.horizontal[in][out], args, tout, 3, src, 3 * t.rows);
-              const auto scalar =
-                  run_kernel(scalar_horizontal<float>(tin, tout), args, tout, 3, src, 3 * t.rows);
-              for (int64_t i = 0; i < 3 * t.rows; ++i) {
+              args.shape = {n_rows, t.src_len, t.rows, 1};
+              const auto src = random_bytes(tin, n_rows * t.src_len, &rng);
+              const auto simd =
+                  run_kernel(k.horizontal[in][out], args, tout, n_rows, src, n_rows * t.rows);
+              const auto scalar = run_kernel(scalar_horizontal<float>(tin, tout), args, tout,
+                                             n_rows, src, n_rows * t.rows);
+              for (int64_t i = 0; i < n_rows * t.rows; ++i) {
                 ASSERT_TRUE(
                     same_element(tout, &simd[i * dtype_size(tout)], &scalar[i * dtype_size(tout)]))
                     << what << " horizontal group " << group << " element " << i;
@@ -306,6 +312,8 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
         EXPECT_GT(kinds_seen[kind], 0) << k.target << " window kind " << kind;
       }
       EXPECT_GT(runs_seen, 0) << k.target << " runs of blocks with the same taps";
+      EXPECT_GT(long_runs_seen, 0) << k.target << " runs walked row by row";
+      EXPECT_GT(runs_seen, long_runs_seen) << k.target << " runs walked block by block";
     }
   }
   EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
