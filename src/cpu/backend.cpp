@@ -319,11 +319,16 @@ void Program<W>::layout_workspace() {
     workspace_bytes_ =
         std::max(workspace_bytes_, mul_sat(slot_bytes_, static_cast<size_t>(strategy_.slots)));
   }
-  // Each thread's kernel scratch, after everything else; it bounds the team size.
+  // Each thread's kernel scratch, after everything else; it bounds the team size. The threads'
+  // scratch areas lie one page more than their size apart: W1's fused bands hold 32 KiB of rows
+  // per thread, and two such areas exactly 32 KiB apart cost W1 15-25 % and W17 10-25 % on the
+  // Zen 5 host of docs/performance.md ("Scratch areas a page apart"), against the same build with
+  // the page in between, run alternately.
   int64_t scratch = 0;
   for (const CompiledStep<W>& s : steps_) scratch = std::max(scratch, s.scratch_bytes);
   if (scratch > 0) {
-    scratch_bytes_ = align_up(static_cast<size_t>(scratch));
+    constexpr size_t kScratchSkewBytes = 4096;
+    scratch_bytes_ = align_up(static_cast<size_t>(scratch)) + kScratchSkewBytes;
     scratch_slots_ = std::clamp(default_threads(), 1, 64);
     scratch_offset_ = workspace_bytes_;
     workspace_bytes_ =
