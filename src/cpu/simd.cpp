@@ -549,25 +549,44 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int32_t* base = wv.base + b;
-  // Block q of the run (outputs rq ..) of row j.
-  auto block = [&](int j, int64_t q, int64_t rq) HWY_ATTR __attribute__((always_inline)) {
+  // Block q of the run (outputs rq ..) of the row at xj into oj. `kind_c` and `uniform_c` are the
+  // block's kind and uniformity, as values or as constants (std::integral_constant).
+  auto block = [&](const Tin* xj, Tout* oj, int64_t q, int64_t rq, auto kind_c, auto uniform_c)
+      HWY_ATTR __attribute__((always_inline)) {
+    const int kd = kind_c;
+    const bool un = uniform_c;
     VF v0, v1, v2, v3;
-    load_window(d, x[j] + base[q], kind, v0, v1, v2, v3);
-    VF acc = hn::Mul(w[0], window_tap(d, di, kind, rel[0], v0, v1, v2, v3));
-    if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
+    load_window(d, xj + base[q], kd, v0, v1, v2, v3);
+    VF acc = hn::Mul(w[0], window_tap(d, di, kd, rel[0], v0, v1, v2, v3));
+    if (!un) acc = hn::IfThenElseZero(live[0], acc);
     for (int k = 1; k < kTaps; ++k) {
-      const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kind, rel[k], v0, v1, v2, v3)));
-      acc = uniform ? sum : hn::IfThenElse(live[k], sum, acc);
+      const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kd, rel[k], v0, v1, v2, v3)));
+      acc = un ? sum : hn::IfThenElse(live[k], sum, acc);
     }
-    store_block(d, acc, out[j], rq, rows);
+    store_block(d, acc, oj, rq, rows);
   };
   if (blocks >= kRowByRowBlocks) {
-    for (int j = 0; j < n; ++j) {
-      for (int64_t q = 0, rq = r; q < blocks; ++q, rq += lanes) block(j, q, rq);
+    auto row_by_row = [&](auto kind_c, auto uniform_c) HWY_ATTR __attribute__((always_inline)) {
+      for (int j = 0; j < n; ++j) {
+        const Tin* xj = x[j];  // (locals: a store may alias the arrays)
+        Tout* oj = out[j];
+        for (int64_t q = 0, rq = r; q < blocks; ++q, rq += lanes) {
+          block(xj, oj, q, rq, kind_c, uniform_c);
+        }
+      }
+    };
+    // The long runs of 2x upsampling (linear: 2 taps, cubic: 4) are uniform windows of one or two
+    // vectors: those loops carry no test of either (constants); other runs test them per block.
+    using kOne = std::integral_constant<int, 1>;
+    using kTwo = std::integral_constant<int, 2>;
+    if constexpr (kTaps <= 4) {
+      if (uniform && kind == 1) return row_by_row(kOne{}, std::true_type{});
+      if (uniform && kind == 2) return row_by_row(kTwo{}, std::true_type{});
     }
+    row_by_row(kind, uniform);
   } else {
     for (int64_t q = 0, rq = r; q < blocks; ++q, rq += lanes) {
-      for (int j = 0; j < n; ++j) block(j, q, rq);
+      for (int j = 0; j < n; ++j) block(x[j], out[j], q, rq, kind, uniform);
     }
   }
 }

@@ -239,8 +239,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     const SimdKernels& k = targets.use(target);
     ASSERT_EQ(std::string(k.target), hwy::TargetName(target));
     int kinds_seen[5] = {0, 0, 0, 0, 0};  // blocks by window kind (0: wider than 4 vectors)
-    int runs_seen = 0;       // held blocks (windowed, 1-8 taps) whose taps the next block shares
-    int long_runs_seen = 0;  // ... in runs the kernel walks row by row (kRowByRowBlocks)
+    int runs_seen = 0;  // held blocks (windowed, 1-8 taps) whose taps the next block shares
+    // ... in runs the kernel walks row by row (kRowByRowBlocks): [0] uniform windows of one
+    // vector and at most 4 taps, [1] of two vectors, [2] the others (loops with constant kinds
+    // for the first two, kind and uniformity tested per block for the rest).
+    int long_runs_seen[3] = {0, 0, 0};
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -267,7 +270,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                 const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
                                   padded.block_taps[b] <= 8;
                 runs_seen += held && padded.block_run[b] > 1;
-                long_runs_seen += held && padded.block_run[b] >= kRowByRowBlocks;
+                if (held && padded.block_run[b] >= kRowByRowBlocks) {
+                  const bool constant = padded.block_uniform[b] && padded.block_taps[b] <= 4 &&
+                                        padded.window_kind[b] <= 2;
+                  ++long_runs_seen[constant ? padded.window_kind[b] - 1 : 2];
+                }
               }
               // 11 rows: a whole chunk of rows (kChunkRows, 8) and a partial one.
               const int64_t n_rows = 11;
@@ -312,8 +319,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
         EXPECT_GT(kinds_seen[kind], 0) << k.target << " window kind " << kind;
       }
       EXPECT_GT(runs_seen, 0) << k.target << " runs of blocks with the same taps";
-      EXPECT_GT(long_runs_seen, 0) << k.target << " runs walked row by row";
-      EXPECT_GT(runs_seen, long_runs_seen) << k.target << " runs walked block by block";
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_GT(long_runs_seen[c], 0) << k.target << " runs walked row by row, class " << c;
+      }
+      EXPECT_GT(runs_seen, long_runs_seen[0] + long_runs_seen[1] + long_runs_seen[2])
+          << k.target << " runs walked block by block";
     }
   }
   EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
