@@ -526,7 +526,7 @@ constexpr int kChunkRows = 8;
 // row's run of blocks, then the next row's): the taps stay in registers either way, and one
 // source and one output stream at a time is what long rows need. Interleaving the chunk's 8 rows
 // per block kept 8 read and 8 write streams in flight, 32 KiB apart on W11 (16x64x4096 -> 8192):
-// W11 took 0.7-1.1 ms that way on the Zen 5 host of docs/performance.md and 0.48-0.51 ms row by
+// W11 took 0.7-1.1 ms that way on the Zen 5 host of docs/performance.md and 0.48-0.65 ms row by
 // row. Short runs keep the interleaved order: W2 (rows of 4 blocks, runs of 1-2) walked row by
 // row took 0.79-1.12 ms against 0.63-0.78.
 
