@@ -321,8 +321,8 @@ void Program<W>::layout_workspace() {
   }
   // Each thread's kernel scratch, after everything else; it bounds the team size. The threads'
   // scratch areas lie one page more than their size apart: W1's fused bands hold 32 KiB of rows
-  // per thread, and two such areas exactly 32 KiB apart made W1 10-25 % and W17 5-25 % slower on
-  // the Zen 5 host of docs/performance.md (section "Zen 5 host"), in alternating runs.
+  // per thread, and two such areas exactly 32 KiB apart made W1 and W17 slower on the Zen 5 host
+  // of docs/performance.md (section "Zen 5 host" has the alternating runs).
   int64_t scratch = 0;
   for (const CompiledStep<W>& s : steps_) scratch = std::max(scratch, s.scratch_bytes);
   if (scratch > 0) {

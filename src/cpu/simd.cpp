@@ -525,10 +525,10 @@ constexpr int kChunkRows = 8;
 // A run of at least kRowByRowBlocks blocks (kernels.hpp) is walked row by row instead (each
 // row's run of blocks, then the next row's): the taps stay in registers either way, and one
 // source and one output stream at a time is what long rows need. Interleaving the chunk's 8 rows
-// per block kept 8 read and 8 write streams in flight, 32 KiB apart on W11 (16x64x4096 -> 8192):
-// W11 took 0.7-1.1 ms that way on the Zen 5 host of docs/performance.md and 0.48-0.65 ms row by
-// row. Short runs keep the interleaved order: W2 (rows of 4 blocks, runs of 1-2) walked row by
-// row took 0.79-1.12 ms against 0.63-0.78.
+// per block kept 8 read and 8 write streams in flight (on W11, 16x64x4096 -> 8192, sources 16 KiB
+// and outputs 32 KiB apart): W11 took 0.7-1.1 ms that way on the Zen 5 host of
+// docs/performance.md and 0.48-0.65 ms row by row. Short runs keep the interleaved order: W2
+// (rows of 4 blocks, runs of 1-2) walked row by row took 0.79-1.12 ms against 0.63-0.78.
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
