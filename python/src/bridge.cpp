@@ -6,14 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstdlib>
 #include <cstring>
-#include <list>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 #include <utility>
+
+#include "upsample/plan_cache.hpp"
 
 namespace upsample::torch_ext {
 
@@ -73,113 +71,24 @@ std::atomic<bool> g_forked_child{false};
 
 // ---------------------------------------------------------------------------------------------
 // Plan cache: plans hold no data pointers, so one plan serves every call with the same
-// descriptors. Least recently used plans are dropped beyond kPlanCacheCapacity.
-
-constexpr size_t kPlanCacheCapacity = 256;
-constexpr int kKeyWords = 5 + 3 + 2 * (2 + 2 * kMaxRank);
-using PlanKey = std::array<int64_t, kKeyWords>;
-
-PlanKey make_key(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) {
-  PlanKey k{};
-  int i = 0;
-  k[i++] = static_cast<int64_t>(op.mode);
-  k[i++] = static_cast<int64_t>(op.direction);
-  k[i++] = op.align_corners;
-  k[i++] = op.antialias;
-  k[i++] = op.spatial_rank;
-  for (double s : op.scales) k[i++] = std::bit_cast<int64_t>(s);
-  for (const TensorDesc* t : {&src, &dst}) {
-    k[i++] = static_cast<int64_t>(t->dtype);
-    k[i++] = t->rank;
-    for (int d = 0; d < kMaxRank; ++d) {
-      k[i++] = d < t->rank ? t->sizes[d] : 0;
-      k[i++] = d < t->rank ? t->strides[d] : 0;
-    }
-  }
-  return k;
-}
-
-struct PlanKeyHash {
-  size_t operator()(const PlanKey& k) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int64_t w : k) {
-      h ^= static_cast<uint64_t>(w) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    }
-    return static_cast<size_t>(h);
-  }
-};
-
-class PlanCache {
- public:
-  // The cached plan for the descriptors, made (outside the lock) when absent.
-  Plan get(const char* what, const OpDesc& op, const TensorDesc& src, const TensorDesc& dst) {
-    const PlanKey key = make_key(op, src, dst);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = index_.find(key);
-      if (it != index_.end()) {
-        ++hits_;
-        entries_.splice(entries_.begin(), entries_, it->second);
-        return it->second->second;
-      }
-      ++misses_;
-    }
-    Plan plan;
-    Status st = make_plan(op, src, dst, &plan);
-    TORCH_CHECK(st.ok(), what, ": ", st.message);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (index_.find(key) == index_.end()) {
-      entries_.emplace_front(key, plan);
-      index_.emplace(key, entries_.begin());
-      if (entries_.size() > kPlanCacheCapacity) {
-        index_.erase(entries_.back().first);
-        entries_.pop_back();
-      }
-    }
-    return plan;
-  }
-
-  PlanCacheStats stats() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return {static_cast<int64_t>(entries_.size()), static_cast<int64_t>(kPlanCacheCapacity), hits_,
-            misses_};
-  }
-
-  void clear() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    index_.clear();
-    entries_.clear();
-  }
-
-  // fork() handlers: the mutex is held across fork so that the child never inherits it locked
-  // by a thread that does not exist there.
-  void lock() { mutex_.lock(); }
-  void unlock() { mutex_.unlock(); }
-
- private:
-  std::mutex mutex_;
-  std::list<std::pair<PlanKey, Plan>> entries_;  // most recently used first
-  std::unordered_map<PlanKey, std::list<std::pair<PlanKey, Plan>>::iterator, PlanKeyHash> index_;
-  int64_t hits_ = 0;
-  int64_t misses_ = 0;
-};
+// descriptors (the library's PlanCache, include/upsample/plan_cache.hpp).
 
 PlanCache& plan_cache() {
-  static PlanCache* cache = new PlanCache();  // never destroyed: used until the process exits
+  static PlanCache* const cache = new PlanCache();  // never destroyed: used until the process exits
   return *cache;
 }
 
-void before_fork() { plan_cache().lock(); }
-void after_fork_in_parent() { plan_cache().unlock(); }
+// ---------------------------------------------------------------------------------------------
+// Fork: the child follows torch's thread count no more (see num_threads()); the plan cache
+// handles fork itself.
+
 void after_fork_in_child() {
-  plan_cache().unlock();
   g_explicit_threads.store(0, std::memory_order_relaxed);
   g_forked_child.store(true, std::memory_order_relaxed);
 }
 
 const bool g_fork_handlers_registered = [] {
-  plan_cache();
-  return pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+  return pthread_atfork(nullptr, nullptr, after_fork_in_child) == 0;
 }();
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +124,9 @@ void run(const char* what, const OpDesc& op, const TensorDesc& src, const void* 
          const TensorDesc& dst, void* dst_data) {
   if (dst.numel() == 0) return;
   TORCH_CHECK(g_fork_handlers_registered, "upsample: pthread_atfork failed");
-  const Plan plan = plan_cache().get(what, op, src, dst);
+  Plan plan;
+  const Status planned = plan_cache().get(op, src, dst, &plan);
+  TORCH_CHECK(planned.ok(), what, ": ", planned.message);
   const size_t need = plan.workspace_bytes();
   void* ws = nullptr;
   Buffer temporary;
@@ -253,7 +164,10 @@ void set_num_threads(int n) {
 
 int explicit_num_threads() { return g_explicit_threads.load(std::memory_order_relaxed); }
 
-PlanCacheStats plan_cache_stats() { return plan_cache().stats(); }
+PlanCacheStats plan_cache_stats() {
+  const PlanCache::Stats s = plan_cache().stats();
+  return {s.size, s.capacity, s.hits, s.misses};
+}
 
 void clear_plan_cache() { plan_cache().clear(); }
 

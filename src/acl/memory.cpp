@@ -14,9 +14,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "acl/acl.h"
 #include "acl/enum_value.hpp"
@@ -236,7 +239,35 @@ aclError configure_device_cache(const char* api) {
   return ACL_SUCCESS;
 }
 
-void release_device_cache() { device_heap().release_cache(); }
+namespace {
+
+struct ReleaseHooks {
+  std::mutex mutex;
+  std::vector<void (*)()> hooks;
+};
+
+ReleaseHooks& release_hooks() {
+  static ReleaseHooks* const hooks = new ReleaseHooks;  // used until the process exits
+  return *hooks;
+}
+
+}  // namespace
+
+void release_device_cache() {
+  device_heap().release_cache();
+  std::lock_guard<std::mutex> lock(release_hooks().mutex);
+  for (void (*hook)() : release_hooks().hooks) hook();
+}
+
+bool add_release_hook(void (*hook)()) {
+  std::lock_guard<std::mutex> lock(release_hooks().mutex);
+  try {
+    release_hooks().hooks.push_back(hook);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
 
 HeapStats device_heap_stats() { return device_heap().stats(); }
 

@@ -30,8 +30,13 @@ std::optional<size_t> parse_byte_count(std::string_view text);
 // naming `api`, the variable and the value.
 aclError configure_device_cache(const char* api);
 
-// Returns the blocks cached by aclrtMalloc to the system (aclrtResetDevice, aclFinalize).
+// Returns the blocks cached by aclrtMalloc to the system (aclrtResetDevice, aclFinalize), and
+// runs the release hooks.
 void release_device_cache();
+
+// Adds a function release_device_cache() runs after releasing the blocks: the aclnn layer's plan
+// cache (aclnn/executor.cpp) is emptied with the device's memory. False when it cannot be kept.
+bool add_release_hook(void (*hook)());
 
 // The state of the aclrtMalloc heap.
 HeapStats device_heap_stats();

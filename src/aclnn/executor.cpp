@@ -2,14 +2,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
 
 #include "acl/errors.hpp"
+#include "acl/memory.hpp"
 #include "core/layout.hpp"
 #include "core/validate.hpp"
+#include "upsample/plan_cache.hpp"
 
 namespace upsample::aclnn {
 namespace {
@@ -84,6 +87,27 @@ aclnnStatus status_to_aclnn(const Status& st) {
 
 constexpr int64_t kInlineElements = int64_t{1} << 17;
 
+// GetWorkspaceSize plans through one process-wide cache: a CANN application calls both phases
+// for every launch, mostly with the descriptors of an earlier call, and planning is the larger
+// part of a call's fixed cost (docs/performance.md, "Plans cached for GetWorkspaceSize").
+// UPSAMPLE_PLAN_CACHE=N keeps at most N plans (0: none); unset or malformed, the default.
+PlanCache& plan_cache() {
+  static PlanCache* const cache = [] {
+    size_t capacity = PlanCache::kDefaultCapacity;
+    if (const char* env = std::getenv("UPSAMPLE_PLAN_CACHE")) {
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && env[0] != '-') capacity = static_cast<size_t>(n);
+    }
+    return new PlanCache(capacity);  // used until the process exits
+  }();
+  // Emptied with the device's memory (aclrtResetDevice, aclFinalize); if the hook cannot be
+  // kept, the cache stays bounded all the same.
+  static const bool released_with_device = acl::add_release_hook([] { plan_cache().clear(); });
+  (void)released_with_device;
+  return *cache;
+}
+
 }  // namespace
 
 aclnnStatus make_executor(const char* api, const OpDesc& op, const LogicalTensor& src,
@@ -105,7 +129,7 @@ aclnnStatus make_executor(const char* api, const OpDesc& op, const LogicalTensor
         << (undecided ? " (the views interleave too finely to rule an overlap out)" : "");
     return fail(api, ACLNN_ERR_PARAM_INVALID, why.str());
   }
-  if (Status st = make_plan(op, src.desc, dst.desc, &e->plan); !st.ok()) {
+  if (Status st = plan_cache().get(op, src.desc, dst.desc, &e->plan); !st.ok()) {
     return fail(api, status_to_aclnn(st), st.message);
   }
   e->src = src.data;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "api/limits.hpp"
 #include "core/checked.hpp"
 #include "core/executable.hpp"
 #include "core/layout.hpp"
@@ -59,14 +60,6 @@ size_t max_bytes_from_env() {
   return static_cast<size_t>(n) << shift;
 }
 
-size_t resolved_max_bytes(const PlanOptions& options) {
-  if (options.max_bytes > 0) return options.max_bytes;
-  if (const size_t env = max_bytes_from_env(); env > 0) return env;
-  const double physical =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  return physical > 0 ? static_cast<size_t>(physical / 2) : SIZE_MAX;
-}
-
 template <typename W>
 Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
              const PlanOptions& options, Plan::Impl* impl) {
@@ -80,7 +73,7 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   // Phase-1 memory, known before anything proportional to an axis is allocated.
   const core::Backend& backend = cpu::backend();
   const int64_t needed = core::phase_one_bytes(plan, backend);
-  const size_t limit = resolved_max_bytes(options);
+  const size_t limit = api::resolved_max_bytes(options);
   if (static_cast<uint64_t>(needed) > limit) {
     std::ostringstream why;
     why << "the weight tables for " << src.to_string() << " -> " << dst.to_string()
@@ -101,8 +94,8 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   // allocate terabytes.
   if (exe->workspace_bytes() > limit) {
     std::ostringstream why;
-    why << "the workspace for " << src.to_string() << " -> " << dst.to_string()
-        << " would take " << exe->workspace_bytes() << " bytes, more than the limit of " << limit
+    why << "the workspace for " << src.to_string() << " -> " << dst.to_string() << " would take "
+        << exe->workspace_bytes() << " bytes, more than the limit of " << limit
         << " bytes (PlanOptions::max_bytes / UPSAMPLE_MAX_BYTES)";
     return Status::Invalid(why.str());
   }
@@ -111,6 +104,22 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
 }
 
 }  // namespace
+
+namespace api {
+
+size_t resolved_max_bytes(const PlanOptions& options) {
+  if (options.max_bytes > 0) return options.max_bytes;
+  if (const size_t env = max_bytes_from_env(); env > 0) return env;
+  // sysconf(_SC_PHYS_PAGES) is a system call: once per process, not once per plan.
+  static const size_t half_physical = [] {
+    const double physical =
+        static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    return physical > 0 ? static_cast<size_t>(physical / 2) : SIZE_MAX;
+  }();
+  return half_physical;
+}
+
+}  // namespace api
 
 const char* mode_name(Mode mode) {
   switch (mode) {

@@ -251,6 +251,7 @@ constexpr Candidate<W> kCandidates[] = {
 }  // namespace
 
 void set_kernel_policy_for_testing(KernelPolicy policy) { g_policy.store(policy); }
+KernelPolicy kernel_policy() { return g_policy.load(); }
 
 template <typename W>
 PassChoice<W> choose_pass_kernel(const PassRequest<W>& request) {

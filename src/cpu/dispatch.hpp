@@ -16,6 +16,8 @@ namespace upsample::cpu {
 // Tests compare every compiled SIMD target with the portable scalar kernels.
 enum class KernelPolicy { kBest, kScalarOnly };
 void set_kernel_policy_for_testing(KernelPolicy policy);
+// The policy in force (part of a cached plan's key: api/plan_cache.cpp).
+KernelPolicy kernel_policy();
 
 template <typename W>
 struct PassRequest {
