@@ -19,7 +19,8 @@ timed calls, R = about 0.5 s of calls, at least 20 and at most 5000 (--reps fixe
 side); the median (and min) of the R calls is reported. --rounds K measures each workload K
 times in a row, the side that goes first alternating, and reports per side the median of the
 K medians and the least of the K minima (a shared host's slow phases last seconds: one round
-can catch one side in one), with each round's values in the JSON ("round_values").
+can catch one side in one), with each round's values in the JSON ("round_values"). C1 and C2
+are measured round by round in turn, and C1 / C2 is the median of the rounds' ratios.
 
 Same semantics. A peer counts for the speed-up only where it computes the same function as the
 workload, which is checked numerically in the same run on a small case with the workload's
@@ -462,8 +463,10 @@ def calls_table(rows, stat, notes):
     c1, c2 = by_name.get("C1"), by_name.get("C2")
     if c1 and c2 and pick(c1, "ours", stat) and pick(c2, "ours", stat):
         lines.append("")
-        lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×" % (
-            pick(c1, "ours", stat) / pick(c2, "ours", stat)))
+        ratio, rounds = paired_ratio(c1, c2, stat)
+        lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×%s" % (
+            ratio, " (the median of %d rounds' ratios, C1 and C2 measured in turn)" % rounds
+            if rounds > 1 else ""))
     return lines
 
 
@@ -634,26 +637,70 @@ def combine_rounds(rounds):
     return r
 
 
-def measure_row(row, binary, args, peers, meta):
+def measure_round(row, k, binary, args, peers, meta):
+    """Round k of a workload: ours and the peers, the side that goes first alternating."""
     name, what, _, _, in_sizes, out_spatial, _, _ = row
-    rounds = []
-    for k in range(max(1, args.rounds)):
-        r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
-        if (args.order == "ours-first") == (k % 2 == 0):
-            measure_ours(r, binary, args, meta)
-            measure_peers(r, row, args, peers, meta)
-        else:
-            measure_peers(r, row, args, peers, meta)
-            measure_ours(r, binary, args, meta)
-        rounds.append(r)
+    r = {"workload": name, "operator": what, "shape": shape_label(in_sizes, out_spatial)}
+    if (args.order == "ours-first") == (k % 2 == 0):
+        measure_ours(r, binary, args, meta)
+        measure_peers(r, row, args, peers, meta)
+    else:
+        measure_peers(r, row, args, peers, meta)
+        measure_ours(r, binary, args, meta)
+    return r
+
+
+def finish_row(rounds):
     r = combine_rounds(rounds) if len(rounds) > 1 else rounds[0]
     best = fastest_peer(r, "median")
     print("%-4s ours %s ms  floor %s ms  fastest peer %s  (R=%s)%s" % (
-        name, fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
+        r["workload"], fmt_ms(r.get("ours_ms")), fmt_ms(r.get("floor_ms")),
         "%s %s ms" % (PEER_NAMES[best[0]], fmt_ms(best[1])) if best else "none",
         r.get("reps"), ("  ours error: " + r["ours_error"]) if r.get("ours_error") else ""),
         file=sys.stderr, flush=True)
     return r
+
+
+def measure_row(row, binary, args, peers, meta):
+    return finish_row([measure_round(row, k, binary, args, peers, meta)
+                       for k in range(max(1, args.rounds))])
+
+
+# Rows measured round by round in turn, so that each round of one is seconds from the same round
+# of the others: C1 over C2 is a ratio of two rows, and a shared host's slow phase that caught
+# all the rounds of one row would otherwise decide it.
+PAIRED = ("C1", "C2")
+
+
+def measure_rows(selected, binary, args, peers, meta):
+    paired = [row for row in selected if row[0] in PAIRED]
+    if len(paired) < 2:
+        return [measure_row(row, binary, args, peers, meta) for row in selected]
+    rounds = {row[0]: [] for row in paired}
+    results = {}
+    for row in selected:
+        if row[0] not in PAIRED:
+            results[row[0]] = measure_row(row, binary, args, peers, meta)
+        elif not rounds[row[0]]:  # the first paired row measures all of them, round by round
+            for k in range(max(1, args.rounds)):
+                turn = paired if k % 2 == 0 else paired[::-1]
+                for p in turn:
+                    rounds[p[0]].append(measure_round(p, k, binary, args, peers, meta))
+            for p in paired:
+                results[p[0]] = finish_row(rounds[p[0]])
+    return [results[row[0]] for row in selected]
+
+
+def paired_ratio(a, b, stat):
+    """a over b, as the median of the rounds' ratios when both have per-round values (rounds
+    measured in turn, measure_rows), else the ratio of their combined values."""
+    key = "ours_min_ms" if stat == "min" else "ours_ms"
+    va = a.get("round_values", {}).get(key)
+    vb = b.get("round_values", {}).get(key)
+    if va and vb and len(va) == len(vb) and all(isinstance(v, (int, float)) and v > 0
+                                                for v in va + vb):
+        return statistics.median(x / y for x, y in zip(va, vb)), len(va)
+    return pick(a, "ours", stat) / pick(b, "ours", stat), 1
 
 
 def main():
@@ -680,7 +727,7 @@ def main():
             "onednn": "(absent)" if onednn is None else "(not run)",
             "simd": "", "load_before": load_average(),
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()}
-    rows = [measure_row(row, binary, args, peers, meta) for row in selected]
+    rows = measure_rows(selected, binary, args, peers, meta)
     meta["load_after"] = load_average()
     write_report(report(rows, args, meta), args.markdown_out, args.json_out,
                  {"meta": meta, "threads": args.threads, "machine": machine_name(),

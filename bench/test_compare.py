@@ -121,13 +121,47 @@ def check_rounds():
            "compare.py --rounds 2: both rounds kept, ours the median of them (%s)" % ours)
 
 
+def check_paired_rows():
+    # C1 and C2 are measured round by round in turn (the first of a round alternating), the
+    # other rows whole, in the order asked; C1 / C2 is the median of the rounds' ratios.
+    order = []
+
+    def fake_round(row, k, binary, args, peers, meta):
+        order.append((row[0], k))
+        return {"workload": row[0], "operator": "", "shape": "", "ours_ms": 2.0 + k,
+                "ours_min_ms": 1.0 + k}
+
+    class Args:
+        rounds, order = 3, "ours-first"
+
+    saved = compare.measure_round
+    compare.measure_round = fake_round
+    try:
+        rows = [w for w in compare.WORKLOADS if w[0] in ("W1", "C1", "C2", "C3")]
+        got = compare.measure_rows(rows, None, Args, None, {})
+    finally:
+        compare.measure_round = saved
+    report([r["workload"] for r in got] == ["W1", "C1", "C2", "C3"],
+           "paired rows: results in the order asked (%s)" % [r["workload"] for r in got])
+    report(order == [("W1", 0), ("W1", 1), ("W1", 2), ("C1", 0), ("C2", 0), ("C2", 1),
+                     ("C1", 1), ("C1", 2), ("C2", 2), ("C3", 0), ("C3", 1), ("C3", 2)],
+           "paired rows: C1 and C2 in turn, round by round (%s)" % order)
+    c1 = {"ours_ms": 3.0, "round_values": {"ours_ms": [1.1, 5.0, 1.2]}}
+    c2 = {"ours_ms": 2.0, "round_values": {"ours_ms": [1.0, 1.0, 1.0]}}
+    ratio, rounds = compare.paired_ratio(c1, c2, "median")
+    report(abs(ratio - 1.2) < 1e-12 and rounds == 3,
+           "paired ratio: the median of the rounds' ratios (%s over %d)" % (ratio, rounds))
+    ratio, rounds = compare.paired_ratio({"ours_ms": 3.0}, {"ours_ms": 2.0}, "median")
+    report(ratio == 1.5 and rounds == 1, "paired ratio without rounds: the values' ratio")
+
+
 def main():
     if not os.path.exists(BENCH):
         print("UPSAMPLE_BUILD_DIR must name the build directory holding upsample_bench (%r)"
               % BENCH)
         print("0 passed, 1 failed")
         return 1
-    for check in (check_semantics_checks, check_rounds, check_end_to_end):
+    for check in (check_semantics_checks, check_rounds, check_paired_rows, check_end_to_end):
         try:
             check()
         except Exception as e:  # one crashing group must not hide the others
