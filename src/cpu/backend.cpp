@@ -350,7 +350,7 @@ std::string Program<W>::describe() const {
          << " taps<=" << axis.max_taps << (axis.materialized ? "" : " streamed");
     }
     os << "\n    kernel " << s.kernel;
-    if (!s.declined.empty()) os << " (declined: " << s.declined << ")";
+    if (!s.declined.empty()) os << " (declined: " << s.declined.text() << ")";
     if (!s.fusion.empty()) os << "\n    " << s.fusion;
   }
   return os.str();

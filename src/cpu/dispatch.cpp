@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -18,13 +19,15 @@ std::atomic<KernelPolicy> g_policy{KernelPolicy::kBest};
 // kernel handles; the interleaved table gives the same bits.
 constexpr int64_t kMaxInterleave = 8;
 
+// Reasons are string literals: choosing a kernel allocates nothing (phase 1 of every call that
+// misses the plan cache goes through here once per step).
 template <typename W>
-using TryFn = std::string (*)(const PassRequest<W>&, PassChoice<W>*);
+using TryFn = const char* (*)(const PassRequest<W>&, PassChoice<W>*);
 
 template <typename W>
 struct Candidate {
   const char* name;
-  TryFn<W> try_pass;  // "" and a filled choice when it runs the pass, else why it declines
+  TryFn<W> try_pass;  // nullptr and a filled choice when it runs the pass, else why it declines
 };
 
 template <typename W>
@@ -33,11 +36,11 @@ const core::Step& step_of(const PassRequest<W>& r) {
 }
 
 template <typename W>
-std::string simd_declines(const PassRequest<W>& r) {
+const char* simd_declines(const PassRequest<W>& r) {
   if (!std::is_same_v<W, float>) return "float64 accumulation has no vector kernels";
   if (g_policy.load() == KernelPolicy::kScalarOnly) return "scalar kernels forced (test policy)";
   if (!r.axis->materialized) return "the table is streamed";
-  return "";
+  return nullptr;
 }
 
 template <typename W>
@@ -55,13 +58,13 @@ enum class Table { kNone, kPlain, kPadded };  // streamed rows, a PassTable, + i
 
 // A candidate that runs the pass: its kernel, work items and table.
 template <typename W>
-std::string accept(PassChoice<W>* c, PassFn<W> fn, int64_t (*items)(const PassShape&),
+const char* accept(PassChoice<W>* c, PassFn<W> fn, int64_t (*items)(const PassShape&),
                    Table table) {
   c->fn = fn;
   c->items = items;
   c->needs_table = table != Table::kNone;
   c->padded = table == Table::kPadded;
-  return "";
+  return nullptr;
 }
 
 // The pass runs as one unit-stride row over interleaved (position, channel) pairs of `group`
@@ -96,19 +99,19 @@ PassFn<W> simd_one(PassFn<float> fn) {
 // Unit-tap rows of 4-byte elements: windows of 1-4 vectors permuted into place, interleaving
 // channels-last rows of 2..8 channels as the arithmetic kernels do.
 template <typename W>
-std::string try_simd_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (!r.axis->unit_taps) return "taps carry weights";
   if (s.in_type != s.out_type) return "the dtype changes";
   if (dtype_size(s.in_type) != 4) return "elements are not 4 bytes";
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
   interleave_channels(c, s.shape.inner);
   return accept(c, simd_one<W>(r.simd->copy_rows_4), &horizontal_items, Table::kPadded);
 }
 
 template <typename W>
-std::string try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (!r.axis->unit_taps) return "taps carry weights";
   if (s.in_type != s.out_type) return "the dtype changes";
@@ -119,7 +122,7 @@ std::string try_copy_rows(const PassRequest<W>& r, PassChoice<W>* c) {
 }
 
 template <typename W>
-std::string try_stream_copy(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_stream_copy(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
   if (!r.axis->unit_taps || s.in_type != s.out_type) return "not a unit-tap copy";
@@ -127,17 +130,17 @@ std::string try_stream_copy(const PassRequest<W>& r, PassChoice<W>* c) {
 }
 
 template <typename W>
-std::string try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_stream_rows(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (r.axis->materialized) return "the table is materialised";
   return accept(c, scalar_streamed<W>(s.in_type, s.out_type), &vertical_items, Table::kNone);
 }
 
 template <typename W>
-std::string try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_interleaved(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (has_alpha(s)) return kNoAlpha;
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (s.shape.inner < 2 || s.shape.inner > kMaxInterleave) return "inner is not 2..8";
   if (!compact(*r.axis, s.shape.inner)) return "padding the interleaved table would waste memory";
   interleave_channels(c, s.shape.inner);
@@ -159,9 +162,9 @@ bool wide_windows(const core::Axis<W>& axis, int64_t group, int64_t lanes) {
 
 // Horizontal passes whose windows are wide: vectorised across rows through transposed tiles.
 template <typename W>
-std::string try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (s.shape.inner > kMaxInterleave) return "inner is more than 8";
   if (!has_alpha(s) && !wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
     return "the windows of a vector of outputs fit four vectors";
@@ -176,10 +179,10 @@ std::string try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
 constexpr int64_t kStreamBytes = int64_t{64} << 20;
 
 template <typename W>
-std::string try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (has_alpha(s)) return kNoAlpha;
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (s.shape.inner < 64) return "rows shorter than 64 elements";
   if (s.out != core::Buffer::kDst || s.out_type != DType::kFloat32) {
     return "not the float32 output";
@@ -192,9 +195,9 @@ std::string try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) 
 }
 
 template <typename W>
-std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (s.shape.inner == 1) return "inner is 1 (taps along the unit-stride axis)";
   if (has_alpha(s)) {
     if (s.alpha_channels != 2 && s.alpha_channels != 4) return "alpha pixels are not of 2 or 4";
@@ -206,9 +209,9 @@ std::string try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
 }
 
 template <typename W>
-std::string try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
-  if (std::string why = simd_declines(r); !why.empty()) return why;
+  if (const char* why = simd_declines(r)) return why;
   if (has_alpha(s)) return kNoAlpha;
   if (s.shape.inner != 1) return "inner is not 1";
   if (!compact(*r.axis, 1)) return "padding the table to its longest row would waste memory";
@@ -216,7 +219,7 @@ std::string try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
 }
 
 template <typename W>
-std::string try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (s.shape.inner == 1) return "inner is 1";
   if (has_alpha(s)) {
@@ -227,7 +230,7 @@ std::string try_scalar_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
 }
 
 template <typename W>
-std::string try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* try_scalar_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (has_alpha(s)) return kNoAlpha;
   return accept(c, scalar_horizontal<W>(s.in_type, s.out_type), &horizontal_items, Table::kPlain);
@@ -247,6 +250,7 @@ constexpr Candidate<W> kCandidates[] = {
     {"scalar_vertical", &try_scalar_vertical<W>},
     {"scalar_horizontal", &try_scalar_horizontal<W>},
 };
+static_assert(std::size(kCandidates<float>) <= Declines::kMax);
 
 }  // namespace
 
@@ -255,22 +259,29 @@ KernelPolicy kernel_policy() { return g_policy.load(); }
 
 template <typename W>
 PassChoice<W> choose_pass_kernel(const PassRequest<W>& request) {
-  std::string declined;
+  Declines declined;
   for (const Candidate<W>& candidate : kCandidates<W>) {
     PassChoice<W> choice;
     choice.shape = request.step->shape;
-    const std::string why = candidate.try_pass(request, &choice);
-    if (why.empty() && choice.fn != nullptr) {
+    const char* why = candidate.try_pass(request, &choice);
+    if (why == nullptr && choice.fn != nullptr) {
       choice.kernel = candidate.name;
-      choice.declined = std::move(declined);
+      choice.declined = declined;
       return choice;
     }
-    declined += (declined.empty() ? "" : "; ") + std::string(candidate.name) + ": " +
-                (why.empty() ? "no kernel for these dtypes" : why);
+    declined.add(candidate.name, why == nullptr ? "no kernel for these dtypes" : why);
   }
   PassChoice<W> none;  // unreachable: scalar_horizontal takes every reachable pair
-  none.declined = std::move(declined);
+  none.declined = declined;
   return none;
+}
+
+std::string Declines::text() const {
+  std::string t;
+  for (int i = 0; i < count; ++i) {
+    t += (i == 0 ? "" : "; ") + std::string(items[i].candidate) + ": " + items[i].reason;
+  }
+  return t;
 }
 
 template <typename W>

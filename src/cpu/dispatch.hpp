@@ -26,6 +26,23 @@ struct PassRequest {
   const SimdKernels* simd = nullptr;
 };
 
+// Why the candidates tried before the chosen one declined, as (candidate, reason) string
+// literals: kept without allocating, joined into text only for Plan::describe().
+struct Declines {
+  static constexpr int kMax = 16;  // at least the number of candidates (dispatch.cpp)
+  struct Item {
+    const char* candidate;
+    const char* reason;
+  };
+  int count = 0;
+  Item items[kMax] = {};
+  void add(const char* candidate, const char* reason) {
+    if (count < kMax) items[count++] = {candidate, reason};
+  }
+  bool empty() const { return count == 0; }
+  std::string text() const;  // "candidate: reason; ..."
+};
+
 template <typename W>
 struct PassChoice {
   const char* kernel = "";
@@ -36,7 +53,7 @@ struct PassChoice {
   bool needs_table = false;   // the kernel reads a materialised PassTable
   bool padded = false;        // ... with its padded and windowed forms
   int64_t scratch_bytes = 0;  // private scratch each thread needs (workspace)
-  std::string declined;       // "candidate: reason; ..." for the candidates tried before
+  Declines declined;          // the candidates tried before
 };
 
 template <typename W>

@@ -18,7 +18,7 @@ template <typename W>
 struct CompiledStep {
   core::Step step;  // as planned
   const char* kernel = "";
-  std::string declined;
+  Declines declined;
   PassFn<W> fn = nullptr;
   PassArgs<W> args;
   int64_t items = 0;
