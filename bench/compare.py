@@ -445,7 +445,7 @@ def workload_table(rows, stat, notes):
     return lines
 
 
-def calls_table(rows, stat, notes):
+def calls_table(rows, stat, notes, meta):
     calls = [r for r in rows if r["workload"].startswith("C")]
     if not calls:
         return []
@@ -464,9 +464,12 @@ def calls_table(rows, stat, notes):
     if c1 and c2 and pick(c1, "ours", stat) and pick(c2, "ours", stat):
         lines.append("")
         ratio, rounds = paired_ratio(c1, c2, stat)
+        how = ""
+        if rounds > 1:
+            how = " (the median of %d rounds' ratios%s)" % (
+                rounds, ", C1 and C2 measured in turn" if meta.get("calls_in_turn") else "")
         lines.append("C1 / C2 (a CANN-style call over phase 2 alone, on W1): %.2f×%s" % (
-            ratio, " (the median of %d rounds' ratios, C1 and C2 measured in turn)" % rounds
-            if rounds > 1 else ""))
+            ratio, how))
     return lines
 
 
@@ -488,7 +491,7 @@ def semantics_checks(rows):
 def report(rows, args, meta):
     notes = []
     lines = report_header(args, meta) + [""] + workload_table(rows, args.stat, notes)
-    lines += calls_table(rows, args.stat, notes)
+    lines += calls_table(rows, args.stat, notes, meta)
     checks = semantics_checks(rows)
     if checks:
         lines.append("")
@@ -721,7 +724,7 @@ def main():
         onednn = None
     selected = selected_workloads(args)
     peers = Peers(args, onednn)
-    meta = {"order": args.order, "rounds": max(1, args.rounds),
+    meta = {"order": args.order, "rounds": max(1, args.rounds), "calls_in_turn": True,
             "torch": peers.torch.__version__,
             "cv2": peers.cv2.__version__ if peers.cv2 else "(absent)",
             "onednn": "(absent)" if onednn is None else "(not run)",

@@ -7,8 +7,10 @@
 // Plans hold no data pointers and never change once made, so one plan serves every call with the
 // same descriptors, from any thread (resample.hpp). The cache is keyed by everything make_plan()
 // reads: the OpDesc, both TensorDescs (dtype, sizes, strides), the PlanOptions and the memory
-// limit they resolve to (UPSAMPLE_MAX_BYTES included). The aclnn layer plans its
-// GetWorkspaceSize calls through one process-wide cache; the Python package through another.
+// limit they resolve to (UPSAMPLE_MAX_BYTES included), and the default thread count
+// (UPSAMPLE_NUM_THREADS, else the cores the calling thread may run on), which sizes a plan's
+// workspace. The aclnn layer plans its GetWorkspaceSize calls through one process-wide cache;
+// the Python package through another.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +28,8 @@ namespace upsample {
 // (Plan::held_bytes()), the least recently used plans are dropped (a dropped plan lives on in the
 // callers that still hold it). A plan that alone holds more than `max_held_bytes` is returned
 // without being kept; capacity 0 keeps nothing. Failures are returned and never kept. A process
-// forked while another thread uses the cache gets it unlocked in the child.
+// forked while another thread uses the cache gets it unlocked in the child. Nothing here
+// throws: a cache that cannot allocate its own state keeps nothing (stats().capacity is 0).
 class UPSAMPLE_API PlanCache {
  public:
   struct Stats {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -90,14 +91,13 @@ constexpr int64_t kInlineElements = int64_t{1} << 17;
 // GetWorkspaceSize plans through one process-wide cache: a CANN application calls both phases
 // for every launch, mostly with the descriptors of an earlier call, and planning is the larger
 // part of a call's fixed cost (docs/performance.md, "Plans cached for GetWorkspaceSize").
-// UPSAMPLE_PLAN_CACHE=N keeps at most N plans (0: none); unset or malformed, the default.
+// UPSAMPLE_PLAN_CACHE=N (decimal digits) keeps at most N plans, 0 none; unset or anything else,
+// the default. Read once, at the first GetWorkspaceSize.
 PlanCache& plan_cache() {
   static PlanCache* const cache = [] {
     size_t capacity = PlanCache::kDefaultCapacity;
     if (const char* env = std::getenv("UPSAMPLE_PLAN_CACHE")) {
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(env, &end, 10);
-      if (end != env && *end == '\0' && env[0] != '-') capacity = static_cast<size_t>(n);
+      if (const std::optional<size_t> n = acl::parse_byte_count(env)) capacity = *n;
     }
     return new PlanCache(capacity);  // used until the process exits
   }();

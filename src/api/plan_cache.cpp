@@ -4,8 +4,11 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <new>
@@ -15,16 +18,23 @@
 
 #include "api/limits.hpp"
 #include "cpu/dispatch.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/threads.hpp"
 
 namespace upsample {
 namespace {
 
-// Everything make_plan() reads, as words: the OpDesc, both TensorDescs, the PlanOptions, the
-// memory limit they resolve to and the kernel policy (a test hook).
+// Everything make_plan() reads, as words: the OpDesc, both TensorDescs, the PlanOptions with the
+// memory limit they resolve to, and the process state the CPU backend compiles against: the
+// default thread count (UPSAMPLE_NUM_THREADS, else the cores this thread may run on: it sizes
+// the plan's scratch slots and so its workspace), the SIMD target's kernel set (tests switch
+// targets) and the kernel policy (a test hook).
 constexpr int kTensorWords = 2 + 2 * kMaxRank;
-constexpr int kKeyWords = 9 + 2 * kTensorWords + 4;
+constexpr int kKeyWords = 9 + 2 * kTensorWords + 5;
 using Key = std::array<int64_t, kKeyWords>;
 
+// `options` has max_bytes resolved (PlanCache::get): the key and make_plan() see one limit even
+// if UPSAMPLE_MAX_BYTES changes meanwhile.
 Key make_key(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
              const PlanOptions& options) {
   Key k{};
@@ -48,7 +58,8 @@ Key make_key(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   }
   k[i++] = static_cast<int64_t>(options.max_bytes);
   k[i++] = static_cast<int64_t>(options.table_budget);
-  k[i++] = static_cast<int64_t>(api::resolved_max_bytes(options));
+  k[i++] = cpu::default_threads();
+  k[i++] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&cpu::simd_kernels()));
   k[i++] = static_cast<int64_t>(cpu::kernel_policy());
   return k;
 }
@@ -75,12 +86,13 @@ struct PlanCache::Impl {
   Impl(size_t capacity, size_t max_held_bytes)
       : capacity(capacity), max_held_bytes(max_held_bytes) {}
 
-  // Drops least recently used plans until the bounds hold. Called with `mutex` held.
-  void evict() {
+  // Moves least recently used plans into `dropped` until the bounds hold; the caller destroys
+  // them after releasing `mutex`. Called with `mutex` held.
+  void evict(std::list<Entry>* dropped) {
     while (!entries.empty() && (entries.size() > capacity || held_bytes > max_held_bytes)) {
       held_bytes -= entries.back().bytes;
       index.erase(entries.back().key);
-      entries.pop_back();
+      dropped->splice(dropped->begin(), entries, std::prev(entries.end()));
     }
   }
 
@@ -126,14 +138,23 @@ const bool g_fork_handlers = [] {
 
 }  // namespace
 
-PlanCache::PlanCache(size_t capacity, size_t max_held_bytes)
-    : impl_(std::make_unique<Impl>(capacity, max_held_bytes)) {
+PlanCache::PlanCache(size_t capacity, size_t max_held_bytes) {
   (void)g_fork_handlers;
+  // Never throws: without memory for its own state the cache keeps nothing (get() then plans
+  // every call, and stats() says capacity 0).
+  std::unique_ptr<Impl> impl(new (std::nothrow) Impl(capacity, max_held_bytes));
+  if (impl == nullptr) return;
   std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().caches.insert(impl_.get());
+  try {
+    registry().caches.insert(impl.get());
+  } catch (const std::bad_alloc&) {
+    return;  // unregistered, a cache would not be released across fork(): keep nothing
+  }
+  impl_ = std::move(impl);
 }
 
 PlanCache::~PlanCache() {
+  if (impl_ == nullptr) return;
   std::lock_guard<std::mutex> lock(registry().mutex);
   registry().caches.erase(impl_.get());
 }
@@ -141,23 +162,32 @@ PlanCache::~PlanCache() {
 Status PlanCache::get(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst, Plan* plan,
                       const PlanOptions& options) {
   if (plan == nullptr) return Status::NullPointer("PlanCache::get: plan is null");
+  PlanOptions resolved = options;
+  resolved.max_bytes = api::resolved_max_bytes(options);
+  if (impl_ == nullptr) return make_plan(op, src, dst, plan, resolved);
   Impl& c = *impl_;
-  const Key key = make_key(op, src, dst, options);
+  const Key key = make_key(op, src, dst, resolved);
+  Plan found;  // (assigned to *plan after the lock: *plan's old plan is destroyed outside it)
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     if (auto it = c.index.find(key); it != c.index.end()) {
       ++c.hits;
       c.entries.splice(c.entries.begin(), c.entries, it->second);
-      *plan = it->second->plan;
-      return Status::Ok();
+      found = it->second->plan;
+    } else {
+      ++c.misses;
     }
-    ++c.misses;
+  }
+  if (found.valid()) {
+    *plan = std::move(found);
+    return Status::Ok();
   }
   Plan made;
-  if (Status st = make_plan(op, src, dst, &made, options); !st.ok()) return st;
+  if (Status st = make_plan(op, src, dst, &made, resolved); !st.ok()) return st;
   *plan = made;
   const size_t bytes = made.held_bytes();
   if (c.capacity == 0 || bytes > c.max_held_bytes) return Status::Ok();
+  std::list<Impl::Entry> dropped;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(c.mutex);
   if (c.index.find(key) != c.index.end()) return Status::Ok();  // kept by another thread meanwhile
   try {
@@ -168,19 +198,20 @@ Status PlanCache::get(const OpDesc& op, const TensorDesc& src, const TensorDesc&
   try {
     c.index.emplace(key, c.entries.begin());
   } catch (const std::bad_alloc&) {
-    c.entries.pop_front();
+    dropped.splice(dropped.begin(), c.entries, c.entries.begin());
     return Status::Ok();
   }
   c.held_bytes += bytes;
-  c.evict();
+  c.evict(&dropped);
   return Status::Ok();
 }
 
 PlanCache::Stats PlanCache::stats() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
   Stats s;
+  if (impl_ == nullptr) return s;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
   s.size = static_cast<int64_t>(impl_->entries.size());
-  s.capacity = static_cast<int64_t>(impl_->capacity);
+  s.capacity = static_cast<int64_t>(std::min<size_t>(impl_->capacity, INT64_MAX));
   s.hits = impl_->hits;
   s.misses = impl_->misses;
   s.held_bytes = impl_->held_bytes;
@@ -189,10 +220,14 @@ PlanCache::Stats PlanCache::stats() const {
 }
 
 void PlanCache::clear() {
+  if (impl_ == nullptr) return;
+  // Swapped with empty containers under the lock (the buckets are released too); the plans are
+  // destroyed after it.
+  decltype(impl_->index) index;
+  decltype(impl_->entries) entries;
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  // Swapped with empty containers, so that the buckets are released too.
-  decltype(impl_->index)().swap(impl_->index);
-  decltype(impl_->entries)().swap(impl_->entries);
+  index.swap(impl_->index);
+  entries.swap(impl_->entries);
   impl_->held_bytes = 0;
 }
 

@@ -10,13 +10,12 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <random>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "acl/acl.h"
-#include "acl/memory.hpp"
 #include "aclnnop/aclnn_upsample_bilinear_2d.h"
 #include "cpp/nchw_call.hpp"
 #include "cpu/dispatch.hpp"
@@ -33,17 +32,40 @@ OpDesc bilinear() {
   return op;
 }
 
+// Sets an environment variable for its lifetime, then restores the value it had (or its absence).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 const TensorDesc kSrc = TensorDesc::contiguous(DType::kFloat32, {2, 3, 7, 9});
 const TensorDesc kDst = TensorDesc::contiguous(DType::kFloat32, {2, 3, 12, 5});
 
-// Runs `plan` on a horizontal ramp plus a vertical one (swapped axes would show) and returns
-// the output.
+// Runs `plan` (float32, contiguous src) on a ramp along the last dim plus one along the dim
+// before it (swapped axes would show) and returns the output.
 std::vector<float> run_plan(const Plan& plan, const TensorDesc& src, const TensorDesc& dst,
                             int threads) {
   std::vector<float> in(static_cast<size_t>(src.numel())), out(static_cast<size_t>(dst.numel()));
   for (size_t i = 0; i < in.size(); ++i) {
-    const int64_t w = static_cast<int64_t>(i) % src.sizes[3];
-    const int64_t h = static_cast<int64_t>(i) / src.sizes[3] % src.sizes[2];
+    const int64_t last = src.sizes[src.rank - 1], before_last = src.sizes[src.rank - 2];
+    const int64_t w = static_cast<int64_t>(i) % last;
+    const int64_t h = static_cast<int64_t>(i) / last % before_last;
     in[i] = static_cast<float>(w) + 100.0f * static_cast<float>(h) + 0.25f;
   }
   std::vector<unsigned char> ws(plan.workspace_bytes());
@@ -76,7 +98,8 @@ TEST(PlanCache, AKeptPlanIsTheOneMakePlanMakes) {
   EXPECT_GT(s.held_bytes, 0u);
 }
 
-// Every field make_plan() reads gives a different plan; the same fields give the kept one.
+// Every field make_plan() reads gives a different plan (the one make_plan() makes); the same
+// fields give the kept one.
 TEST(PlanCache, EveryArgumentIsPartOfTheKey) {
   PlanCache cache;
   Plan base;
@@ -90,7 +113,10 @@ TEST(PlanCache, EveryArgumentIsPartOfTheKey) {
     Plan direct;
     ASSERT_TRUE(make_plan(op, src, dst, &direct, options).ok()) << what;
     EXPECT_EQ(p.describe(), direct.describe()) << what;
-    EXPECT_TRUE(bitwise_equal(run_plan(direct, src, dst, 2), run_plan(p, src, dst, 2))) << what;
+    EXPECT_EQ(p.workspace_bytes(), direct.workspace_bytes()) << what;
+    if (src.dtype == DType::kFloat32 && op.direction == Direction::kForward) {
+      EXPECT_TRUE(bitwise_equal(run_plan(direct, src, dst, 2), run_plan(p, src, dst, 2))) << what;
+    }
   };
   OpDesc op = bilinear();
   op.align_corners = true;
@@ -104,12 +130,36 @@ TEST(PlanCache, EveryArgumentIsPartOfTheKey) {
   op = bilinear();
   op.scales = {1.75, 0.5, 0.0};
   differs(op, kSrc, kDst, {}, "scales");
+  op = bilinear();
+  op.direction = Direction::kBackward;
+  differs(op, kSrc, kDst, {}, "direction");
+  op = bilinear();
+  op.spatial_rank = 1;
+  differs(op, TensorDesc::contiguous(DType::kFloat32, {2, 3, 7}),
+          TensorDesc::contiguous(DType::kFloat32, {2, 3, 5}), {}, "spatial_rank");
+  differs(bilinear(), TensorDesc::contiguous(DType::kBFloat16, {2, 3, 7, 9}),
+          TensorDesc::contiguous(DType::kBFloat16, {2, 3, 12, 5}), {}, "dtype");
   differs(bilinear(), TensorDesc::channels_last(DType::kFloat32, {2, 3, 7, 9}), kDst, {},
           "src strides");
   differs(bilinear(), kSrc, TensorDesc::channels_last(DType::kFloat32, {2, 3, 12, 5}), {},
           "dst strides");
+  differs(bilinear(), TensorDesc::contiguous(DType::kFloat32, {2, 3, 8, 9}), kDst, {}, "src sizes");
   differs(bilinear(), kSrc, TensorDesc::contiguous(DType::kFloat32, {2, 3, 12, 6}), {},
           "dst sizes");
+  {
+    const TensorDesc src = TensorDesc::channels_last(DType::kFloat32, {2, 3, 7, 9});
+    const TensorDesc dst = TensorDesc::channels_last(DType::kFloat32, {2, 3, 12, 5});
+    Plan plain;
+    ASSERT_TRUE(cache.get(bilinear(), src, dst, &plain).ok());
+    op = bilinear();
+    op.premultiplied_alpha = true;
+    Plan alpha;
+    ASSERT_TRUE(cache.get(op, src, dst, &alpha).ok());
+    EXPECT_NE(alpha.impl(), plain.impl()) << "premultiplied_alpha";
+    Plan direct;
+    ASSERT_TRUE(make_plan(op, src, dst, &direct).ok());
+    EXPECT_EQ(alpha.describe(), direct.describe());
+  }
   PlanOptions streamed;
   streamed.table_budget = 1;
   differs(bilinear(), kSrc, kDst, streamed, "table_budget");
@@ -126,18 +176,43 @@ TEST(PlanCache, EveryArgumentIsPartOfTheKey) {
   EXPECT_EQ(again.impl(), base.impl());
 }
 
+// The default thread count sizes a plan's scratch slots (its workspace): a plan kept under one
+// UPSAMPLE_NUM_THREADS is not returned under another.
+TEST(PlanCache, TheDefaultThreadCountIsPartOfTheKey) {
+  PlanCache cache;
+  std::string described[2];
+  size_t workspace[2] = {0, 0};
+  const char* counts[2] = {"1", "3"};
+  for (int i = 0; i < 2; ++i) {
+    ScopedEnv threads("UPSAMPLE_NUM_THREADS", counts[i]);
+    Plan direct;
+    ASSERT_TRUE(make_plan(bilinear(), kSrc, kDst, &direct).ok());
+    described[i] = direct.describe();
+    workspace[i] = direct.workspace_bytes();
+    Plan cached;
+    ASSERT_TRUE(cache.get(bilinear(), kSrc, kDst, &cached).ok());
+    EXPECT_EQ(cached.describe(), direct.describe()) << counts[i];
+    EXPECT_EQ(cached.workspace_bytes(), direct.workspace_bytes()) << counts[i];
+  }
+  // (the premise: the count changes this plan)
+  EXPECT_NE(workspace[0], workspace[1]) << described[0] << "\n" << described[1];
+  EXPECT_EQ(cache.stats().size, 2);
+}
+
 // The limit UPSAMPLE_MAX_BYTES sets is read on every call: a plan kept under a larger limit is
 // not returned under a smaller one, which refuses it as make_plan() does.
 TEST(PlanCache, ALimitSetAfterwardsStillRefusesTheKeptPlan) {
   PlanCache cache;
   Plan p;
   ASSERT_TRUE(cache.get(bilinear(), kSrc, kDst, &p).ok());
-  ASSERT_EQ(setenv("UPSAMPLE_MAX_BYTES", "16", 1), 0);
+  Status st, direct_st;
   Plan refused;
-  const Status st = cache.get(bilinear(), kSrc, kDst, &refused);
-  Plan direct;
-  const Status direct_st = make_plan(bilinear(), kSrc, kDst, &direct);
-  unsetenv("UPSAMPLE_MAX_BYTES");
+  {
+    ScopedEnv limit("UPSAMPLE_MAX_BYTES", "16");
+    st = cache.get(bilinear(), kSrc, kDst, &refused);
+    Plan direct;
+    direct_st = make_plan(bilinear(), kSrc, kDst, &direct);
+  }
   EXPECT_EQ(st.code, StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message, direct_st.message);
   EXPECT_NE(st.message.find("UPSAMPLE_MAX_BYTES"), std::string::npos) << st.message;
@@ -202,23 +277,34 @@ TEST(PlanCache, HeldBytesStayWithinTheBound) {
     EXPECT_EQ(too_small.stats().held_bytes, 0u);
   }
   PlanCache bounded(8, 3 * one);
+  std::vector<size_t> made;  // held bytes of each plan, in the order asked
   for (int64_t w = 5; w < 12; ++w) {
     Plan p;
     ASSERT_TRUE(
         bounded.get(bilinear(), kSrc, TensorDesc::contiguous(DType::kFloat32, {2, 3, 12, w}), &p)
             .ok());
+    made.push_back(p.held_bytes());
     const PlanCache::Stats s = bounded.stats();
     EXPECT_LE(s.held_bytes, s.max_held_bytes) << w;
     EXPECT_GE(s.size, 1) << w;
+    // The most recent plans are the ones kept, and their bytes are the count.
+    size_t expected = 0;
+    for (int64_t i = 0; i < s.size; ++i) expected += made[made.size() - 1 - i];
+    EXPECT_EQ(s.held_bytes, expected) << w;
   }
+  const PlanCache::Stats full = bounded.stats();
+  EXPECT_LT(full.size, 7);  // the byte bound, not the count, dropped plans
   PlanCache off(0);
   Plan p;
   ASSERT_TRUE(off.get(bilinear(), kSrc, kDst, &p).ok());
   EXPECT_TRUE(p.valid());
   EXPECT_EQ(off.stats().size, 0);
   bounded.clear();
-  EXPECT_EQ(bounded.stats().size, 0);
-  EXPECT_EQ(bounded.stats().held_bytes, 0u);
+  const PlanCache::Stats cleared = bounded.stats();
+  EXPECT_EQ(cleared.size, 0);
+  EXPECT_EQ(cleared.held_bytes, 0u);
+  EXPECT_EQ(cleared.hits, full.hits);  // the counters stay
+  EXPECT_EQ(cleared.misses, full.misses);
 }
 
 // Threads asking for the same and for different plans at once (TSan runs this too): every
@@ -254,7 +340,9 @@ TEST(PlanCache, ThreadsShareOneCache) {
   EXPECT_LE(s.size, 3);
 }
 
-// A child forked while another thread holds the cache's lock can still use the cache.
+// A child forked while another thread uses the cache (and may hold its lock) can still use it.
+// The child gives itself 10 s (alarm): a lock inherited held would hang it, and the hang is
+// reported as a failure rather than as a test timeout.
 TEST(PlanCache, AForkedChildCanPlan) {
   PlanCache cache;
   Plan p;
@@ -268,20 +356,28 @@ TEST(PlanCache, AForkedChildCanPlan) {
       w = w == 9 ? 5 : w + 1;
     }
   });
+  struct Join {  // stops and joins `busy` however the test leaves
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~Join() {
+      stop.store(true);
+      thread.join();
+    }
+  } join{stop, busy};
   for (int i = 0; i < 5; ++i) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
+      alarm(10);
       Plan q;
       const bool ok = cache.get(bilinear(), kSrc, kDst, &q).ok() && q.impl() == p.impl();
       _exit(ok ? 0 : 1);
     }
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << i;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << i << (WIFSIGNALED(status) ? ": the child was killed (a lock held across fork?)" : "");
   }
-  stop.store(true);
-  busy.join();
 }
 
 // Through the C API: phase one plans through the process-wide cache, yet data pointers are
