@@ -4,6 +4,7 @@
 // keep nothing; the native make_plan reports the failure as a Status.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -170,6 +171,46 @@ TEST_P(AclnnAllocFailure, PhaseTwoReportsOutOfMemoryAndKeepsTheExecutor) {
   EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+// GetWorkspaceSize keeps its plan in the aclnn layer's plan cache (docs/design.md, "aclnn
+// layer"): a second call with the same descriptors keeps nothing more, and releasing the
+// device's memory (what aclrtResetDevice and aclFinalize do) empties it. With
+// UPSAMPLE_PLAN_CACHE=0 (ctest runs this test a second time so) nothing is kept.
+TEST(AclnnPlanCacheMemory, KeptUntilTheDeviceIsReleasedAndNotAtAllWhenOff) {
+  const char* env = std::getenv("UPSAMPLE_PLAN_CACHE");
+  const bool off = env != nullptr && std::string(env) == "0";
+  auto plan_once = [](const Tensors& t) {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    ASSERT_EQ(aclnnUpsampleBilinear2dGetWorkspaceSize(t.self, t.output_size, false, 0, 0, t.out,
+                                                      &ws, &ex),
+              ACLNN_SUCCESS);
+    ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  };
+  {
+    // Warms the library's long-lived state (registries, SIMD target, error text) on other
+    // descriptors.
+    upsample::testing::NchwCall other({1, 2, 5, 5}, {1, 2, 7, 3});
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    ASSERT_EQ(aclnnUpsampleBilinear2dGetWorkspaceSize(other.self, other.output_size, false, 0, 0,
+                                                      other.out, &ws, &ex),
+              ACLNN_SUCCESS);
+    ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  }
+  const Tensors t;
+  const int64_t before = settled();
+  plan_once(t);
+  const int64_t kept = g_live_allocations.load() - before;
+  if (off) {
+    EXPECT_EQ(kept, 0) << "UPSAMPLE_PLAN_CACHE=0 keeps nothing";
+  } else {
+    EXPECT_GT(kept, 0) << "the plan is kept";
+  }
+  plan_once(t);
+  EXPECT_EQ(g_live_allocations.load() - before, kept) << "the same descriptors: nothing more";
+  EXPECT_EQ(settled(), before) << "released with the device's memory";
 }
 
 TEST_P(AclnnAllocFailure, MakePlanReportsOutOfMemory) {
