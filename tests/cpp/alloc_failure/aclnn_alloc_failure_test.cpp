@@ -180,7 +180,8 @@ TEST_P(AclnnAllocFailure, PhaseTwoReportsOutOfMemoryAndKeepsTheExecutor) {
 TEST(AclnnPlanCacheMemory, KeptUntilTheDeviceIsReleasedAndNotAtAllWhenOff) {
   const char* env = std::getenv("UPSAMPLE_PLAN_CACHE");
   const bool off = env != nullptr && std::string(env) == "0";
-  auto plan_once = [](const Tensors& t) {
+  // GetWorkspaceSize and the executor's destruction, for the call's tensors.
+  auto plan_once = [](const upsample::testing::NchwCall& t) {
     uint64_t ws = 0;
     aclOpExecutor* ex = nullptr;
     ASSERT_EQ(aclnnUpsampleBilinear2dGetWorkspaceSize(t.self, t.output_size, false, 0, 0, t.out,
@@ -188,17 +189,9 @@ TEST(AclnnPlanCacheMemory, KeptUntilTheDeviceIsReleasedAndNotAtAllWhenOff) {
               ACLNN_SUCCESS);
     ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   };
-  {
-    // Warms the library's long-lived state (registries, SIMD target, error text) on other
-    // descriptors.
-    upsample::testing::NchwCall other({1, 2, 5, 5}, {1, 2, 7, 3});
-    uint64_t ws = 0;
-    aclOpExecutor* ex = nullptr;
-    ASSERT_EQ(aclnnUpsampleBilinear2dGetWorkspaceSize(other.self, other.output_size, false, 0, 0,
-                                                      other.out, &ws, &ex),
-              ACLNN_SUCCESS);
-    ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
-  }
+  // Warms the library's long-lived state (registries, SIMD target, error text) on other
+  // descriptors.
+  plan_once(upsample::testing::NchwCall({1, 2, 5, 5}, {1, 2, 7, 3}));
   const Tensors t;
   const int64_t before = settled();
   plan_once(t);
