@@ -121,29 +121,37 @@ void count_table_memory(Plan<W>* p) {
   }
 }
 
-// Backward passes in the order whose largest intermediate is smallest (ties keep W, H, D).
+// Backward passes in the order whose largest intermediate is smallest; among those, the one
+// whose pass over the innermost logical axis (W) writes the fewest elements (that pass is the
+// horizontal kernel in the default dense layout, costlier per element than a vertical one: W2's
+// gradient shrinks in H first, then W runs on half the rows); then W, H, D.
 // PyTorch's backward kernels add products w_y * w_x * g straight into grad_input, so no pass
-// order reproduces their rounding; the order only decides the workspace - for a gradient of
-// 2^31 rows flowing into 2, H first keeps a 2-row intermediate instead of a 2^31-row one.
+// order reproduces their rounding; the order decides the work and the workspace - for a gradient
+// of 2^31 rows flowing into 2, H first keeps a 2-row intermediate instead of a 2^31-row one. The
+// order depends on the logical sizes alone, never on strides, so every layout rounds alike.
 template <typename W>
 void order_backward_passes(Plan<W>* p) {
   if (p->op.direction != Direction::kBackward || p->axes.size() < 2) return;
   std::vector<size_t> order(p->axes.size()), best;
   std::iota(order.begin(), order.end(), size_t{0});
-  double best_peak = -1.0;
+  const int innermost = p->src.rank - 1;
+  double best_peak = -1.0, best_inner_pass = 0.0;
   do {
     std::array<double, kMaxRank> sizes{};
     for (int d = 0; d < p->src.rank; ++d) sizes[d] = static_cast<double>(p->src.sizes[d]);
-    double peak = 0.0;
-    for (size_t i = 0; i + 1 < order.size(); ++i) {
+    double peak = 0.0, inner_pass = 0.0;
+    for (size_t i = 0; i < order.size(); ++i) {
       const Axis<W>& axis = p->axes[order[i]];
       sizes[axis.dim] = static_cast<double>(axis.rows);
       double elements = 1.0;
       for (int d = 0; d < p->src.rank; ++d) elements *= sizes[d];
-      peak = std::max(peak, elements);
+      if (i + 1 < order.size()) peak = std::max(peak, elements);
+      if (axis.dim == innermost) inner_pass = elements;
     }
-    if (best_peak < 0.0 || peak < best_peak) {
+    if (best_peak < 0.0 || peak < best_peak ||
+        (peak == best_peak && inner_pass < best_inner_pass)) {
       best_peak = peak;
+      best_inner_pass = inner_pass;
       best = order;
     }
   } while (std::next_permutation(order.begin(), order.end()));

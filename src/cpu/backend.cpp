@@ -31,6 +31,9 @@ size_t align_up(size_t n) {
 
 // Intermediate rows a thread of a fused pair keeps: about half of a typical L2.
 constexpr int64_t kFusedRowsBytes = int64_t{384} << 10;
+// A row band's intermediate rows: written and read back at once, so they stay in L1 (8 KiB was
+// faster than 16 and 64 KiB on W4 and W6 in docs/performance.md's runs; at least one row).
+constexpr int64_t kRowBandBytes = int64_t{8} << 10;
 
 template <typename T>
 int64_t vector_bytes(const std::vector<T>& v) {
@@ -144,24 +147,62 @@ void Program<W>::fuse_in_bands(Fused* fp, const std::string& pair_why) {
     if (f.rows_cap <= 2 * budget_rows || band == 1) break;
     band = std::max<int64_t>(1, band / 2);
   }
-  f.scratch_rows_offset = 0;
-  f.scratch_a_offset = align_up(static_cast<size_t>(f.rows_cap * f.row_bytes));
-  f.scratch_b_offset = f.scratch_a_offset + align_up(static_cast<size_t>(a.scratch_bytes));
-  const size_t bytes = f.scratch_b_offset + align_up(static_cast<size_t>(b.scratch_bytes));
+  place_scratch(&f, f.rows_cap * f.row_bytes);
   std::ostringstream why;
   why << "fused with the next step: " << f.bands << " band(s) of " << f.band_rows
       << " rows per plane, up to " << f.rows_cap << " intermediate rows of " << f.row_bytes
       << " bytes in each thread's scratch";
   a.fusion = why.str() + " (not as one kernel: " + pair_why + ")";
-  a.fused = static_cast<int>(fused_.size());
-  a.scratch_bytes = static_cast<int64_t>(bytes);  // the pair's, through the head
-  b.fused_tail = true;
   b.fusion = "runs in the bands of the step before";
 }
 
+// A fused pair's scratch, per thread: the intermediate rows, then a's and b's own; the pair's
+// total goes through the head.
+template <typename W>
+void Program<W>::place_scratch(Fused* f, int64_t rows_bytes) {
+  CompiledStep<W>& a = steps_[f->a];
+  CompiledStep<W>& b = steps_[f->b];
+  f->scratch_rows_offset = 0;
+  f->scratch_a_offset = align_up(static_cast<size_t>(rows_bytes));
+  f->scratch_b_offset = f->scratch_a_offset + align_up(static_cast<size_t>(a.scratch_bytes));
+  const size_t bytes = f->scratch_b_offset + align_up(static_cast<size_t>(b.scratch_bytes));
+  a.fused = static_cast<int>(fused_.size());
+  a.scratch_bytes = static_cast<int64_t>(bytes);
+  b.fused_tail = true;
+}
+
+// The fused pair `f` over bands of a's output rows (Fused::row_bands).
+template <typename W>
+void Program<W>::fuse_in_row_bands(Fused* fp) {
+  Fused& f = *fp;
+  CompiledStep<W>& a = steps_[f.a];
+  CompiledStep<W>& b = steps_[f.b];
+  const PassShape& as = a.step.shape;
+  const PassShape& bs = b.step.shape;
+  f.row_bands = true;
+  f.planes = as.outer;
+  f.a_rows = as.rows;
+  f.row_bytes = as.inner * static_cast<int64_t>(dtype_size(a.step.out_type));
+  f.band_rows = std::clamp<int64_t>(kRowBandBytes / std::max<int64_t>(1, f.row_bytes), 1, as.rows);
+  f.bands = (as.rows + f.band_rows - 1) / f.band_rows;
+  f.rows_cap = f.band_rows;
+  f.b_items_per_row = b.items / (as.outer * as.rows);
+  f.b_item_out_bytes =
+      bs.outer * bs.rows * bs.inner * static_cast<int64_t>(dtype_size(b.step.out_type)) / b.items;
+  place_scratch(&f, f.band_rows * f.row_bytes);
+  std::ostringstream why;
+  why << "fused with the next step in row bands: " << f.bands << " band(s) of " << f.band_rows
+      << " of its output rows per plane, " << f.row_bytes
+      << " bytes each, in each thread's scratch; the next step reads each band at once";
+  a.fusion = why.str();
+  b.fusion = "runs in the row bands of the step before";
+}
+
 // Fuses steps a and b when b is a vertical kernel over a materialised table reading exactly the
-// rows a writes (a's axis is the dim inside b's, so b's inner is one of a's rows); as one kernel
-// where pair_declines allows, else in bands (unless `direct_only`).
+// rows a writes (a's axis is the dim inside b's, so b's inner is one of a's rows): as one kernel
+// where pair_declines allows, else in bands (unless `direct_only`). Otherwise, when a is a plain
+// vertical kernel whose output rows each hold whole planes of b, in row bands (unless
+// `direct_only`).
 template <typename W>
 bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   CompiledStep<W>& a = steps_[ia];
@@ -175,13 +216,39 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   request.adjacent = request.a_resample && request.b_resample &&
                      b.step.shape.inner == a.step.shape.rows * a.step.shape.inner &&
                      a.step.shape.outer == b.step.shape.outer * b.step.shape.src_len;
-  if (std::string why = fusion_declines(request); !why.empty()) {
-    a.fusion = "not fused with the next step: " + why;
-    return false;
+  const std::string_view a_kernel(a.kernel);
+  request.a_plain_vertical = request.a_resample && a.args.table != nullptr && !a.step.premultiply &&
+                             !a.step.unpremultiply &&
+                             (a_kernel == "simd_vertical" || a_kernel == "scalar_vertical");
+  if (request.a_resample && request.b_resample) {
+    const PassShape& as = a.step.shape;
+    const PassShape& bs = b.step.shape;
+    const int64_t a_rows = as.outer * as.rows;
+    const int64_t b_plane = bs.src_len * bs.inner;
+    const int64_t b_out = saturating_mul(saturating_mul(bs.outer, bs.rows), bs.inner);
+    request.b_within_rows = a_rows > 0 && b_plane > 0 && b.items > 0 && as.inner % b_plane == 0 &&
+                            bs.outer / a_rows == as.inner / b_plane && bs.outer % a_rows == 0 &&
+                            b.items % a_rows == 0 && b_out % b.items == 0;
   }
   Fused f;
   f.a = ia;
   f.b = ib;
+  if (std::string why = fusion_declines(request); !why.empty()) {
+    const std::string row_why = row_fusion_declines(request);
+    if (!row_why.empty() || direct_only) {
+      a.fusion = "not fused with the next step: " + why;
+      if (!row_why.empty() && row_why != why) {
+        a.fusion += ", nor in row bands: " + row_why;
+      } else if (row_why.empty()) {  // (direct_only)
+        a.fusion += ", and not in row bands: " + fusion_not_tried_;
+      }
+      return false;
+    }
+    fuse_in_row_bands(&f);
+    swap_regions_after(ia, ib);
+    fused_.push_back(std::move(f));
+    return true;
+  }
   PairRequest pair;
   pair.both_simd_vertical = std::string_view(a.kernel) == "simd_vertical" &&
                             std::string_view(b.kernel) == "simd_vertical";
@@ -231,21 +298,27 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   } else {
     fuse_in_bands(&f, pair_why);
   }
-  // b now writes while a still reads: when b's output region is a's input, b and every later
-  // step swap the two regions (a's output region is free: the intermediate is in the scratch).
-  if (is_region(a.step.in) && b.step.out == a.step.in) {
-    auto other = [](core::Buffer x) {
-      if (x == core::Buffer::kRegion0) return core::Buffer::kRegion1;
-      if (x == core::Buffer::kRegion1) return core::Buffer::kRegion0;
-      return x;
-    };
-    for (size_t k = ib; k < steps_.size(); ++k) {
-      steps_[k].step.in = other(steps_[k].step.in);
-      steps_[k].step.out = other(steps_[k].step.out);
-    }
-  }
+  swap_regions_after(ia, ib);
   fused_.push_back(std::move(f));
   return true;
+}
+
+// A fused pair's b writes while its a still reads: when b's output region is a's input, b and
+// every later step swap the two regions (a's output region is free: the intermediate is in the
+// scratch or in registers).
+template <typename W>
+void Program<W>::swap_regions_after(size_t ia, size_t ib) {
+  const CompiledStep<W>& a = steps_[ia];
+  if (!is_region(a.step.in) || steps_[ib].step.out != a.step.in) return;
+  auto other = [](core::Buffer x) {
+    if (x == core::Buffer::kRegion0) return core::Buffer::kRegion1;
+    if (x == core::Buffer::kRegion1) return core::Buffer::kRegion0;
+    return x;
+  };
+  for (size_t k = ib; k < steps_.size(); ++k) {
+    steps_[k].step.in = other(steps_[k].step.in);
+    steps_[k].step.out = other(steps_[k].step.out);
+  }
 }
 
 template <typename W>

@@ -311,6 +311,14 @@ std::string fusion_declines(const FusionRequest& r) {
   return "";
 }
 
+std::string row_fusion_declines(const FusionRequest& r) {
+  if (!r.a_resample || !r.b_resample) return "not two resample steps";
+  if (!r.connected) return "the second step does not read the first one's workspace output";
+  if (!r.a_plain_vertical) return "the first step is not a plain vertical kernel over a table";
+  if (!r.b_within_rows) return "the second step's planes are not inside the first one's rows";
+  return "";
+}
+
 std::string pair_declines(const PairRequest& r) {
   if (r.copy_then_row_copy) return "";
   if (!r.both_simd_vertical)

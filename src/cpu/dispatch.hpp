@@ -71,9 +71,16 @@ struct FusionRequest {
   bool connected = false;         // a writes a workspace region that b reads
   bool b_vertical_table = false;  // b runs a vertical kernel over a materialised table
   bool adjacent = false;          // b's inner is exactly one of a's output rows
+  // For fusion in row bands (program.hpp, Fused::row_bands): a runs a plain vertical kernel
+  // (simd_vertical or scalar_vertical, which honour PassArgs::dst_item_bias) over a materialised
+  // table, and each of a's output rows holds whole planes of b, the same number of b's items each.
+  bool a_plain_vertical = false;
+  bool b_within_rows = false;
 };
-// "" when the pair fuses, else why not.
+// "" when the pair fuses in bands of b's output rows, else why not.
 std::string fusion_declines(const FusionRequest& request);
+// "" when the pair fuses in bands of a's output rows, each handed on to b, else why not.
+std::string row_fusion_declines(const FusionRequest& request);
 
 // A fused pair of two vertical passes (a then b) that may run as one kernel keeping a's rows in
 // registers (SimdKernels::vertical_pair): both on the vector vertical kernel, storage type T ->

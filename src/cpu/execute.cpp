@@ -84,6 +84,26 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const int team = static_cast<int>(std::min<int64_t>({threads, items, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
+  if (f.row_bands) {  // items are (plane, band of a's rows)
+    on_threads(team, [&](int tid, int nt) {
+      auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
+      unsigned char* rows = thread_scratch + f.scratch_rows_offset;
+      void* a_scratch = thread_scratch + f.scratch_a_offset;
+      void* b_scratch = thread_scratch + f.scratch_b_offset;
+      PassArgs<W> a_args = a.args;
+      for (int64_t item = items * tid / nt; item < items * (tid + 1) / nt; ++item) {
+        const int64_t plane = item / f.bands, band = item % f.bands;
+        const int64_t r0 = band * f.band_rows;
+        const int64_t r1 = std::min(r0 + f.band_rows, f.a_rows);
+        const int64_t first = plane * f.a_rows + r0;  // a's item, and the row b's items read
+        a_args.dst_item_bias = first;
+        a.fn(a_args, in, rows, first, first + (r1 - r0), a_scratch);
+        b.fn(b.args, rows, b_dst + first * f.b_items_per_row * f.b_item_out_bytes, 0,
+             (r1 - r0) * f.b_items_per_row, b_scratch);
+      }
+    });
+    return;
+  }
   on_threads(team, [&](int tid, int nt) {
     auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
     unsigned char* rows = thread_scratch + f.scratch_rows_offset;

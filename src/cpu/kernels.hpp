@@ -96,6 +96,10 @@ struct PassArgs {
   // Vertical kernels: source row `index_bias` is the first row of `src` (a fused pass hands
   // them a window of the intermediate's rows).
   int64_t index_bias = 0;
+  // Plain vertical kernels (simd_vertical, scalar_vertical): item `dst_item_bias` is written at
+  // the start of `dst` (a pair fused in row bands hands the first step a band of rows in the
+  // thread's scratch).
+  int64_t dst_item_bias = 0;
   // Premultiplied alpha (core::Step): the kernel's contiguous runs are pixels of
   // `alpha_channels` elements, alpha last.
   int64_t alpha_channels = 0;

@@ -83,11 +83,17 @@ inline void band_rows_read(const AxisTable<W>& t, bool monotone, int64_t r0, int
 //
 // `direct`: the pair runs as one kernel instead (the head's pair_fn, over b's items), a's rows
 // computed in registers where b uses them (kernels.hpp, PairFn); no bands, no scratch.
+//
+// `row_bands`: the other way round, for a vertical step `a` whose output rows each hold whole
+// planes of `b` (a backward pass over H, then W): a computes a band of its own output rows into
+// the thread's scratch, and b at once computes every item that reads them. Each intermediate row
+// is computed once and read by one band, so bands do not overlap.
 struct Fused {
   size_t a = 0, b = 0;  // step indices
   bool direct = false;
-  int64_t planes = 1;          // b's outer
-  int64_t band_rows = 1;       // b's output rows per band
+  bool row_bands = false;
+  int64_t planes = 1;          // b's outer (row_bands: a's)
+  int64_t band_rows = 1;       // b's output rows per band (row_bands: a's)
   int64_t bands = 1;           // per plane
   int64_t rows_cap = 0;        // the most intermediate rows a band reads
   bool rows_monotone = false;  // of b's table (band_rows_read)
@@ -96,6 +102,9 @@ struct Fused {
   int64_t a_items_per_outer = 1;
   int64_t b_src_len = 1;           // intermediate rows per plane
   int64_t b_out_plane_bytes = 0;   // b's output per plane
+  int64_t a_rows = 1;              // row_bands: a's output rows per plane
+  int64_t b_items_per_row = 1;     // row_bands: b's items that read one of a's rows
+  int64_t b_item_out_bytes = 0;    // row_bands: b's output per item
   size_t scratch_rows_offset = 0;  // inside the thread scratch: rows, then a's and b's own
   size_t scratch_a_offset = 0;
   size_t scratch_b_offset = 0;
@@ -116,6 +125,9 @@ class Program final : public core::Executable {
   void fuse_steps(bool direct_only);
   bool fuse_pair(size_t a, size_t b, bool direct_only);
   void fuse_in_bands(Fused* f, const std::string& pair_why);
+  void fuse_in_row_bands(Fused* f);
+  void place_scratch(Fused* f, int64_t rows_bytes);
+  void swap_regions_after(size_t a, size_t b);
   void layout_workspace();
 
   void run_steps(const void* src, void* dst, unsigned char* ws, int threads) const;

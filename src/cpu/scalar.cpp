@@ -27,7 +27,7 @@ void vertical_scalar(const PassArgs<W>& a, const void* src_v, void* dst_v, int64
       ++o;
     }
     const Tin* src_plane = src + o * s.src_len * s.inner;
-    Tout* out = dst + item * s.inner;
+    Tout* out = dst + (item - a.dst_item_bias) * s.inner;
     const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
     for (int64_t i0 = 0; i0 < s.inner; i0 += kChunk) {
       const int64_t n = std::min(kChunk, s.inner - i0);

@@ -223,6 +223,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   const float* weight = t.weight.data();
   const int64_t bias = a.index_bias;
   const Tin* src = static_cast<const Tin*>(src_v);
+  const int64_t dst_bias = a.dst_item_bias;
   Tout* dst = static_cast<Tout*>(dst_v);
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
   int64_t o = begin / rows, r = begin % rows;
@@ -232,7 +233,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       ++o;
     }
     const Tin* plane = src + o * src_len * inner;
-    Tout* out = dst + item * inner;
+    Tout* out = dst + (item - dst_bias) * inner;
     const int64_t e0 = offsets[r], e1 = offsets[r + 1];
     if (e0 == e1) {
       for (int64_t i = 0; i < inner; ++i) store_result(out + i, 0.0f);

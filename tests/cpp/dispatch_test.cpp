@@ -91,17 +91,41 @@ TEST(Fusion, EachConditionNamesItsReason) {
   r = ok;
   r.adjacent = false;
   EXPECT_NE(fusion_declines(r).find("output rows"), std::string::npos);
+
+  FusionRequest rows{true, true, true, false, false, true, true};
+  EXPECT_EQ(row_fusion_declines(rows), "");
+  r = rows;
+  r.b_resample = false;
+  EXPECT_EQ(row_fusion_declines(r), "not two resample steps");
+  r = rows;
+  r.connected = false;
+  EXPECT_NE(row_fusion_declines(r).find("workspace output"), std::string::npos);
+  r = rows;
+  r.a_plain_vertical = false;
+  EXPECT_NE(row_fusion_declines(r).find("plain vertical kernel"), std::string::npos);
+  r = rows;
+  r.b_within_rows = false;
+  EXPECT_NE(row_fusion_declines(r).find("planes are not inside"), std::string::npos);
+}
+
+// Runs a plan on `threads` threads (0: the default).
+template <typename T>
+std::vector<T> run_on(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
+                      const std::vector<T>& in, int threads, std::string* description) {
+  Plan plan;
+  EXPECT_TRUE(make_plan(op, src, dst, &plan).ok());
+  *description = plan.describe();
+  std::vector<T> out(static_cast<size_t>(dst.numel()));
+  std::vector<std::byte> ws(plan.workspace_bytes());
+  ExecContext ctx;
+  ctx.num_threads = threads;
+  EXPECT_TRUE(execute(plan, in.data(), out.data(), ws.data(), ws.size(), ctx).ok());
+  return out;
 }
 
 std::vector<float> run(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
                        const std::vector<float>& in, std::string* description) {
-  Plan plan;
-  EXPECT_TRUE(make_plan(op, src, dst, &plan).ok());
-  *description = plan.describe();
-  std::vector<float> out(static_cast<size_t>(dst.numel()));
-  std::vector<std::byte> ws(plan.workspace_bytes());
-  EXPECT_TRUE(execute(plan, in.data(), out.data(), ws.data(), ws.size()).ok());
-  return out;
+  return run_on(op, src, dst, in, 0, description);
 }
 
 // Restores the best kernels when a test ends.
@@ -153,6 +177,73 @@ TEST(Describe, NamesEveryKernelAndReason) {
       text3.find("fusion in bands not tried: plane mode keeps the intermediates of all 3 passes"),
       std::string::npos)
       << text3;
+}
+
+// A 2-D backward whose H pass shrinks the gradient at least as much as its W pass runs H first
+// (plan.cpp, order_backward_passes), and the W pass then reads each band of H's output rows
+// straight from the thread's scratch (Fused::row_bands). The result is, bit for bit, the two
+// one-axis backward passes run one after the other - H alone, then W alone - for NCHW and NHWC,
+// float32 and float64, linear and cubic, on 1 to 3 threads and with the scalar kernels only. When
+// W shrinks more, W runs first (the bands of the other direction).
+template <typename T>
+void check_row_bands(DType dtype) {
+  std::mt19937 rng(47);
+  struct Shape {
+    int64_t out_h, out_w, in_h, in_w;
+    bool h_first;
+  };
+  for (const Shape sh :
+       {Shape{40, 36, 20, 18, true}, Shape{64, 70, 31, 35, true}, Shape{40, 36, 13, 30, true},
+        Shape{17, 80, 15, 20, false}, Shape{8, 9, 3, 4, true}}) {
+    for (Mode mode : {Mode::kLinear, Mode::kCubic}) {
+      for (bool channels_last : {false, true}) {
+        for (bool align : {false, true}) {
+          OpDesc op;
+          op.mode = mode;
+          op.direction = Direction::kBackward;
+          op.align_corners = align;
+          auto desc = [&](int64_t h, int64_t w) {
+            return channels_last ? TensorDesc::channels_last(dtype, {2, 5, h, w})
+                                 : TensorDesc::contiguous(dtype, {2, 5, h, w});
+          };
+          const TensorDesc grad_out = desc(sh.out_h, sh.out_w);
+          const TensorDesc grad_in = desc(sh.in_h, sh.in_w);
+          // The same axes one at a time (the other keeps its size: an identity, skipped).
+          const TensorDesc middle = sh.h_first ? desc(sh.in_h, sh.out_w) : desc(sh.out_h, sh.in_w);
+          std::vector<T> in(static_cast<size_t>(grad_out.numel()));
+          std::normal_distribution<double> normal(0.0, 3.0);
+          for (T& v : in) v = static_cast<T>(normal(rng));
+          std::string text, unused;
+          const std::vector<T> first = run_on(op, grad_out, middle, in, 1, &unused);
+          const std::vector<T> expected = run_on(op, middle, grad_in, first, 1, &unused);
+          const std::string what = std::to_string(sh.out_h) + "x" + std::to_string(sh.out_w) +
+                                   " cubic " + std::to_string(mode == Mode::kCubic) +
+                                   " channels_last " + std::to_string(channels_last) + " align " +
+                                   std::to_string(align);
+          for (int threads : {1, 2, 3}) {
+            const std::vector<T> got = run_on(op, grad_out, grad_in, in, threads, &text);
+            ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)))
+                << what << ", " << threads << " threads\n"
+                << text;
+            EXPECT_EQ(text.find("in row bands:") != std::string::npos, sh.h_first) << what << "\n"
+                                                                                   << text;
+          }
+          ScalarOnly policy;
+          const std::vector<T> scalar = run_on(op, grad_out, grad_in, in, 2, &text);
+          ASSERT_EQ(0, std::memcmp(scalar.data(), expected.data(), scalar.size() * sizeof(T)))
+              << what << ", scalar kernels\n"
+              << text;
+          EXPECT_EQ(text.find("in row bands:") != std::string::npos, sh.h_first) << what << "\n"
+                                                                                 << text;
+        }
+      }
+    }
+  }
+}
+
+TEST(Fusion, RowBandsGiveTheBitsOfTheTwoPassesOneAfterTheOther) {
+  check_row_bands<float>(DType::kFloat32);
+  check_row_bands<double>(DType::kFloat64);
 }
 
 // A row copy then a row gather (nearest forward) writes with non-temporal stores only when its
