@@ -265,7 +265,7 @@ struct SimdKernels {
 // The horizontal SIMD kernels walk a run of at least this many blocks with the same taps
 // (PassTable::block_run) row by row, shorter runs block by block across a chunk of rows
 // (simd.cpp, held_block, says why). Either order gives the same bits.
-inline constexpr int64_t kRowByRowBlocks = 8;
+inline constexpr int64_t kRowByRowBlocks = 6;
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).

@@ -529,7 +529,9 @@ constexpr int kChunkRows = 8;
 // per block kept 8 read and 8 write streams in flight (on W11, 16x64x4096 -> 8192, sources 16 KiB
 // and outputs 32 KiB apart): W11 took 0.7-1.1 ms that way on the Zen 5 host of
 // docs/performance.md and 0.48-0.65 ms row by row. Short runs keep the interleaved order: W2
-// (rows of 4 blocks, runs of 1-2) walked row by row took 0.79-1.12 ms against 0.63-0.78.
+// (rows of 4 blocks, runs of 1-2) walked row by row took 0.79-1.12 ms against 0.63-0.78. The
+// 2x upsampling of 64-element rows (W1, W17: rows of 8 blocks, an inner run of 6) is faster row
+// by row: W1 0.28 ms against 0.33 (kRowByRowBlocks 6 against 8, alternating runs).
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
@@ -578,12 +580,15 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     };
     // The long runs of 2x upsampling (linear: 2 taps, cubic: 4) are uniform windows of one or two
     // vectors: those loops carry no test of either (constants); other runs test them per block.
-    // Only for float32 rows (where it was measured): each such loop is one more copy of the block
-    // per tap count and type pair, and this file is the build's longest compilation (about 13
-    // minutes alone under clang's ASan+UBSan on the Zen 5 host of docs/performance.md).
+    // Only for rows of float32, float16 and bfloat16 into float32 (where it was measured: W1,
+    // W17, W18): each such loop is one more copy of the block per tap count and type pair, and
+    // this file is the build's longest compilation (about 13 minutes alone under clang's
+    // ASan+UBSan on the Zen 5 host of docs/performance.md).
     using kOne = std::integral_constant<int, 1>;
     using kTwo = std::integral_constant<int, 2>;
-    if constexpr (kTaps <= 4 && std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+    if constexpr (kTaps <= 4 && std::is_same_v<Tout, float> &&
+                  (std::is_same_v<Tin, float> || std::is_same_v<Tin, BFloat16> ||
+                   std::is_same_v<Tin, Half>)) {
       if (uniform && kind == 1) return row_by_row(kOne{}, std::true_type{});
       if (uniform && kind == 2) return row_by_row(kTwo{}, std::true_type{});
     }

@@ -242,8 +242,9 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     // Runs of held blocks (windowed, 1-8 taps) as the kernel walks them, from each run's first
     // block: runs of 2 to kRowByRowBlocks - 1 blocks (walked block by block across the rows),
     // and longer runs (walked row by row): [0] uniform windows of one vector and at most 4 taps,
-    // [1] of two vectors, [2] the others (on float32 rows the first two run loops with constant
-    // kinds; other rows and the rest test kind and uniformity per block).
+    // [1] of two vectors, [2] the others (on float32, float16 and bfloat16 rows into float32 the
+    // first two run loops with constant kinds; other rows and the rest test kind and uniformity
+    // per block).
     int short_runs_seen = 0;
     int long_runs_seen[3] = {0, 0, 0};
     ++checked_targets;
