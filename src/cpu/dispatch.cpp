@@ -1,5 +1,9 @@
 #include "cpu/dispatch.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -336,7 +340,31 @@ std::string pair_declines(const PairRequest& r) {
 }
 
 bool pair_streams(const PairRequest& r) {
-  return r.copy_then_row_copy && r.b_writes_dst && r.b_out_bytes >= kCopyStreamBytes;
+  return r.copy_then_row_copy && r.b_writes_dst && r.b_out_bytes >= copy_stream_bytes();
+}
+
+namespace {
+
+// AMD family 0x19 (Zen 3, Zen 4) or later (0x1A: Zen 5), from CPUID.
+bool amd_zen3_or_later() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  // "AuthenticAMD" in ebx, edx, ecx.
+  if (ebx != 0x68747541u || edx != 0x69746e65u || ecx != 0x444d4163u) return false;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
+  return (base == 0xf ? base + extended : base) >= 0x19;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+int64_t copy_stream_bytes() {
+  static const int64_t bytes = amd_zen3_or_later() ? int64_t{24} << 20 : int64_t{16} << 20;
+  return bytes;
 }
 
 Strategy choose_strategy(const StrategyRequest& r) {

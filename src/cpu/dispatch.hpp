@@ -106,10 +106,14 @@ constexpr int64_t kMaxPairTaps = 2;
 std::string pair_declines(const PairRequest& request);
 // Whether a pair that runs as one kernel writes with non-temporal stores
 // (SimdKernels::copy_pair_4_stream): a row copy then a row gather whose output is the call's and
-// at least kCopyStreamBytes. Below that the ordinary stores win (docs/performance.md, "Nearest
-// written past the caches").
-constexpr int64_t kCopyStreamBytes = int64_t{16} << 20;
+// at least copy_stream_bytes(). Below that the ordinary stores win.
 bool pair_streams(const PairRequest& request);
+// The smallest output copy_pair_4 streams: 16 MiB, where W5's 16 MiB written with ordinary stores
+// paid for reading each line first (the Intel Xeon host of docs/performance.md, "Nearest written
+// past the caches"); 24 MiB on AMD Zen 3 and later (family 0x19 and up), whose core complexes
+// share 32 MiB of L3: W5's output and input stay there, and ordinary stores were faster (the Zen
+// 5 host, "Backward passes in row bands"), while outputs of 24 and 32 MiB were not. Read once.
+int64_t copy_stream_bytes();
 
 struct StrategyRequest {
   int passes = 0;             // resample steps
