@@ -184,6 +184,12 @@ void Program<W>::fuse_in_row_bands(Fused* fp) {
   f.a_rows = as.rows;
   f.row_bytes = as.inner * static_cast<int64_t>(dtype_size(a.step.out_type));
   f.band_rows = std::clamp<int64_t>(kRowBandBytes / std::max<int64_t>(1, f.row_bytes), 1, as.rows);
+  // At least two bands per thread where there are rows enough (the bands are the pair's unit of
+  // work; the bits do not depend on them).
+  const int64_t want = 2 * static_cast<int64_t>(default_threads());
+  if (as.outer * as.rows >= want) {
+    f.band_rows = std::min(f.band_rows, std::max<int64_t>(1, as.outer * as.rows / want));
+  }
   f.bands = (as.rows + f.band_rows - 1) / f.band_rows;
   f.rows_cap = f.band_rows;
   f.b_items_per_row = b.items / (as.outer * as.rows);
@@ -229,6 +235,8 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
     request.b_within_rows = a_rows > 0 && b_plane > 0 && b.items > 0 && as.inner % b_plane == 0 &&
                             bs.outer / a_rows == as.inner / b_plane && bs.outer % a_rows == 0 &&
                             b.items % a_rows == 0 && b_out % b.items == 0;
+    request.a_row_bytes =
+        saturating_mul(as.inner, static_cast<int64_t>(dtype_size(a.step.out_type)));
   }
   Fused f;
   f.a = ia;

@@ -320,6 +320,10 @@ std::string row_fusion_declines(const FusionRequest& r) {
   if (!r.connected) return "the second step does not read the first one's workspace output";
   if (!r.a_plain_vertical) return "the first step is not a plain vertical kernel over a table";
   if (!r.b_within_rows) return "the second step's planes are not inside the first one's rows";
+  if (r.a_row_bytes > kMaxRowBandRowBytes) {
+    return "the first step's rows are longer than " + std::to_string(kMaxRowBandRowBytes) +
+           " bytes";
+  }
   return "";
 }
 
@@ -343,27 +347,44 @@ bool pair_streams(const PairRequest& r) {
   return r.copy_then_row_copy && r.b_writes_dst && r.b_out_bytes >= copy_stream_bytes();
 }
 
-namespace {
-
-// AMD family 0x19 (Zen 3, Zen 4) or later (0x1A: Zen 5), from CPUID.
-bool amd_zen3_or_later() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-  // "AuthenticAMD" in ebx, edx, ecx.
-  if (ebx != 0x68747541u || edx != 0x69746e65u || ecx != 0x444d4163u) return false;
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
-  const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
-  return (base == 0xf ? base + extended : base) >= 0x19;
-#else
-  return false;
-#endif
+unsigned x86_family(uint32_t signature) {
+  const unsigned base = (signature >> 8) & 0xf, extended = (signature >> 20) & 0xff;
+  return base == 0xf ? base + extended : base;
 }
 
-}  // namespace
+int64_t copy_stream_bytes_for(bool amd, unsigned family, int64_t l3_bytes) {
+  constexpr int64_t kDefault = int64_t{16} << 20;
+  if (!amd) return kDefault;
+  if (l3_bytes > 0) return l3_bytes / 4 * 3;
+  return family >= 0x19 ? int64_t{24} << 20 : kDefault;
+}
 
 int64_t copy_stream_bytes() {
-  static const int64_t bytes = amd_zen3_or_later() ? int64_t{24} << 20 : int64_t{16} << 20;
+  static const int64_t bytes = [] {
+    bool amd = false;
+    unsigned family = 0;
+    int64_t l3_bytes = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    // "AuthenticAMD" in ebx, edx, ecx.
+    amd = __get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0 && ebx == 0x68747541u && edx == 0x69746e65u &&
+          ecx == 0x444d4163u;
+    if (amd && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0) family = x86_family(eax);
+    // Leaf 0x8000001D (with the topology extensions): one subleaf per cache, until type 0.
+    if (amd && __get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) != 0 && eax >= 0x8000001Du &&
+        __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) != 0 && (ecx >> 22 & 1) != 0) {
+      for (unsigned sub = 0; sub < 8; ++sub) {
+        __cpuid_count(0x8000001Du, sub, eax, ebx, ecx, edx);
+        if ((eax & 0x1f) == 0) break;
+        if ((eax >> 5 & 7) == 3) {
+          l3_bytes = int64_t{(ebx >> 22 & 0x3ff) + 1} * ((ebx >> 12 & 0x3ff) + 1) *
+                     ((ebx & 0xfff) + 1) * (int64_t{ecx} + 1);
+        }
+      }
+    }
+#endif
+    return copy_stream_bytes_for(amd, family, l3_bytes);
+  }();
   return bytes;
 }
 

@@ -76,7 +76,10 @@ struct FusionRequest {
   // table, and each of a's output rows holds whole planes of b, the same number of b's items each.
   bool a_plain_vertical = false;
   bool b_within_rows = false;
+  int64_t a_row_bytes = 0;  // one of a's output rows: a band holds at least one
 };
+// The longest row of a's output a row band takes (a thread's scratch holds at least one).
+inline constexpr int64_t kMaxRowBandRowBytes = int64_t{384} << 10;
 // "" when the pair fuses in bands of b's output rows, else why not.
 std::string fusion_declines(const FusionRequest& request);
 // "" when the pair fuses in bands of a's output rows, each handed on to b, else why not.
@@ -108,12 +111,20 @@ std::string pair_declines(const PairRequest& request);
 // (SimdKernels::copy_pair_4_stream): a row copy then a row gather whose output is the call's and
 // at least copy_stream_bytes(). Below that the ordinary stores win.
 bool pair_streams(const PairRequest& request);
-// The smallest output copy_pair_4 streams: 16 MiB, where W5's 16 MiB written with ordinary stores
-// paid for reading each line first (the Intel Xeon host of docs/performance.md, "Nearest written
-// past the caches"); 24 MiB on AMD Zen 3 and later (family 0x19 and up), whose core complexes
-// share 32 MiB of L3: W5's output and input stay there, and ordinary stores were faster (the Zen
-// 5 host, "Backward passes in row bands"), while outputs of 24 and 32 MiB were not. Read once.
+// The smallest output copy_pair_4 streams, for this CPU (read once): copy_stream_bytes_for() of
+// its CPUID vendor, family and L3 per core complex.
 int64_t copy_stream_bytes();
+// 16 MiB, where W5's 16 MiB written with ordinary stores paid for reading each line first (the
+// Intel Xeon host of docs/performance.md, "Nearest written past the caches"). On AMD, whose
+// core complexes each have an L3 of their own: three quarters of it when CPUID reports it
+// (`l3_bytes`, leaf 0x8000001D; 0 when it does not, as in some VMs), so that the output and its
+// input stay there; else 24 MiB for family 0x19 and later (Zen 3 to 5: 32 MiB per complex on
+// the desktop and server parts): on the Zen 5 host ("Backward passes in row bands") ordinary
+// stores were faster for W5's 16 MiB, non-temporal ones for 24 and 32 MiB.
+int64_t copy_stream_bytes_for(bool amd, unsigned family, int64_t l3_bytes);
+// The x86 family of a CPUID leaf 1 signature (eax): the base family, plus the extended family
+// when the base is 0xF.
+unsigned x86_family(uint32_t signature);
 
 struct StrategyRequest {
   int passes = 0;             // resample steps
