@@ -193,8 +193,9 @@ void Program<W>::fuse_in_row_bands(Fused* fp) {
   f.bands = (as.rows + f.band_rows - 1) / f.band_rows;
   f.rows_cap = f.band_rows;
   f.b_items_per_row = b.items / (as.outer * as.rows);
-  f.b_item_out_bytes =
-      bs.outer * bs.rows * bs.inner * static_cast<int64_t>(dtype_size(b.step.out_type)) / b.items;
+  f.b_item_out_bytes = saturating_mul(saturating_mul(saturating_mul(bs.outer, bs.rows), bs.inner),
+                                      static_cast<int64_t>(dtype_size(b.step.out_type))) /
+                       b.items;
   place_scratch(&f, f.band_rows * f.row_bytes);
   std::ostringstream why;
   why << "fused with the next step in row bands: " << f.bands << " band(s) of " << f.band_rows

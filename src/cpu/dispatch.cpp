@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/checked.hpp"
 #include "cpu/threads.hpp"
 
 namespace upsample::cpu {
@@ -377,8 +378,10 @@ int64_t copy_stream_bytes() {
         __cpuid_count(0x8000001Du, sub, eax, ebx, ecx, edx);
         if ((eax & 0x1f) == 0) break;
         if ((eax >> 5 & 7) == 3) {
-          l3_bytes = int64_t{(ebx >> 22 & 0x3ff) + 1} * ((ebx >> 12 & 0x3ff) + 1) *
-                     ((ebx & 0xfff) + 1) * (int64_t{ecx} + 1);
+          // ways * partitions * line size * sets; saturated (a hypervisor may report anything).
+          l3_bytes = saturating_mul(
+              int64_t{(ebx >> 22 & 0x3ff) + 1} * ((ebx >> 12 & 0x3ff) + 1) * ((ebx & 0xfff) + 1),
+              int64_t{ecx} + 1);
         }
       }
     }

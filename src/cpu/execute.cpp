@@ -84,14 +84,16 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const int team = static_cast<int>(std::min<int64_t>({threads, items, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
-  if (f.row_bands) {  // items are (plane, band of a's rows)
-    on_threads(team, [&](int tid, int nt) {
-      auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
-      unsigned char* rows = thread_scratch + f.scratch_rows_offset;
-      void* a_scratch = thread_scratch + f.scratch_a_offset;
-      void* b_scratch = thread_scratch + f.scratch_b_offset;
+  // Items are (plane, band) pairs: bands of b's output rows, or of a's (Fused::row_bands).
+  on_threads(team, [&](int tid, int nt) {
+    auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
+    unsigned char* rows = thread_scratch + f.scratch_rows_offset;
+    void* a_scratch = thread_scratch + f.scratch_a_offset;
+    void* b_scratch = thread_scratch + f.scratch_b_offset;
+    const int64_t begin = items * tid / nt, end = items * (tid + 1) / nt;
+    if (f.row_bands) {
       PassArgs<W> a_args = a.args;
-      for (int64_t item = items * tid / nt; item < items * (tid + 1) / nt; ++item) {
+      for (int64_t item = begin; item < end; ++item) {
         const int64_t plane = item / f.bands, band = item % f.bands;
         const int64_t r0 = band * f.band_rows;
         const int64_t r1 = std::min(r0 + f.band_rows, f.a_rows);
@@ -101,17 +103,11 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
         b.fn(b.args, rows, b_dst + first * f.b_items_per_row * f.b_item_out_bytes, 0,
              (r1 - r0) * f.b_items_per_row, b_scratch);
       }
-    });
-    return;
-  }
-  on_threads(team, [&](int tid, int nt) {
-    auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
-    unsigned char* rows = thread_scratch + f.scratch_rows_offset;
-    void* a_scratch = thread_scratch + f.scratch_a_offset;
-    void* b_scratch = thread_scratch + f.scratch_b_offset;
+      return;
+    }
     int64_t cached_plane = -1, cached_lo = 0, cached_hi = -1;
     PassArgs<W> b_args = b.args;
-    for (int64_t item = items * tid / nt; item < items * (tid + 1) / nt; ++item) {
+    for (int64_t item = begin; item < end; ++item) {
       const int64_t plane = item / f.bands, band = item % f.bands;
       const int64_t r0 = band * f.band_rows;
       const int64_t r1 = std::min(r0 + f.band_rows, b.step.shape.rows);
