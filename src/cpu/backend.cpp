@@ -183,13 +183,8 @@ void Program<W>::fuse_in_row_bands(Fused* fp) {
   f.planes = as.outer;
   f.a_rows = as.rows;
   f.row_bytes = as.inner * static_cast<int64_t>(dtype_size(a.step.out_type));
+  // (The threads split the rows, not the bands: run_fused.)
   f.band_rows = std::clamp<int64_t>(kRowBandBytes / std::max<int64_t>(1, f.row_bytes), 1, as.rows);
-  // At least two bands per thread where there are rows enough (the bands are the pair's unit of
-  // work; the bits do not depend on them).
-  const int64_t want = 2 * static_cast<int64_t>(default_threads());
-  if (as.outer * as.rows >= want) {
-    f.band_rows = std::min(f.band_rows, std::max<int64_t>(1, as.outer * as.rows / want));
-  }
   f.bands = (as.rows + f.band_rows - 1) / f.band_rows;
   f.rows_cap = f.band_rows;
   f.b_items_per_row = b.items / (as.outer * as.rows);

@@ -80,37 +80,47 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
     });
     return;
   }
-  const int64_t items = f.planes * f.bands;
-  const int team = static_cast<int>(std::min<int64_t>({threads, items, by_work, scratch_slots_}));
+  // The rows the bands cut (b's output rows, or a's for Fused::row_bands), over all planes: each
+  // thread takes an equal contiguous share of them, and walks it in pieces that end at a band's
+  // end, a plane's end or the share's end. A piece lies inside one band, so its intermediate rows
+  // fit the scratch sized for whole bands; a row's arithmetic does not depend on its piece.
+  // (Shares of whole bands left W9's 3 planes x 3 bands of 91, 91 and 42 rows at 315 and 357
+  // rows a thread.)
+  const int64_t plane_rows = f.row_bands ? f.a_rows : b.step.shape.rows;
+  const int64_t total = f.planes * plane_rows;
+  const int team = static_cast<int>(std::min<int64_t>({threads, total, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
-  // Items are (plane, band) pairs: bands of b's output rows, or of a's (Fused::row_bands).
   on_threads(team, [&](int tid, int nt) {
     auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
     unsigned char* rows = thread_scratch + f.scratch_rows_offset;
     void* a_scratch = thread_scratch + f.scratch_a_offset;
     void* b_scratch = thread_scratch + f.scratch_b_offset;
-    const int64_t begin = items * tid / nt, end = items * (tid + 1) / nt;
+    const int64_t begin = total * tid / nt, end = total * (tid + 1) / nt;
+    // Calls piece(plane, r0, r1) for each piece of [begin, end), in order.
+    const auto for_each_piece = [&](const auto& piece) {
+      for (int64_t g = begin; g < end;) {
+        const int64_t plane = g / plane_rows, r0 = g % plane_rows;
+        const int64_t band_end = std::min((r0 / f.band_rows + 1) * f.band_rows, plane_rows);
+        const int64_t r1 = std::min(band_end, r0 + (end - g));
+        piece(plane, r0, r1);
+        g += r1 - r0;
+      }
+    };
     if (f.row_bands) {
       PassArgs<W> a_args = a.args;
-      for (int64_t item = begin; item < end; ++item) {
-        const int64_t plane = item / f.bands, band = item % f.bands;
-        const int64_t r0 = band * f.band_rows;
-        const int64_t r1 = std::min(r0 + f.band_rows, f.a_rows);
+      for_each_piece([&](int64_t plane, int64_t r0, int64_t r1) {
         const int64_t first = plane * f.a_rows + r0;  // a's item, and the row b's items read
         a_args.dst_item_bias = first;
         a.fn(a_args, in, rows, first, first + (r1 - r0), a_scratch);
         b.fn(b.args, rows, b_dst + first * f.b_items_per_row * f.b_item_out_bytes, 0,
              (r1 - r0) * f.b_items_per_row, b_scratch);
-      }
+      });
       return;
     }
     int64_t cached_plane = -1, cached_lo = 0, cached_hi = -1;
     PassArgs<W> b_args = b.args;
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t plane = item / f.bands, band = item % f.bands;
-      const int64_t r0 = band * f.band_rows;
-      const int64_t r1 = std::min(r0 + f.band_rows, b.step.shape.rows);
+    for_each_piece([&](int64_t plane, int64_t r0, int64_t r1) {
       int64_t lo, hi;
       band_rows_read(b.args.table->table, f.rows_monotone, r0, r1, &lo, &hi);
       if (hi >= lo) {
@@ -132,7 +142,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
       }
       b_args.index_bias = hi >= lo ? lo : 0;
       b.fn(b_args, rows, b_dst + plane * f.b_out_plane_bytes, r0, r1, b_scratch);
-    }
+    });
   });
 }
 

@@ -257,7 +257,27 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       i = vertical_held<decltype(taps)::value>(d, plane, index + e0, weight + e0, bias, inner, put);
     });
 #endif
-    for (; i + lanes <= inner; i += lanes) {  // (the rows of more taps)
+    // The rows of more taps: four vectors at a time (one pass over the taps' pointers and
+    // weights for four), then one.
+    for (; i + 4 * lanes <= inner; i += 4 * lanes) {
+      const VF wv0 = hn::Set(d, w0);
+      VF acc0 = hn::Mul(wv0, load(d, x0 + i)), acc1 = hn::Mul(wv0, load(d, x0 + i + lanes));
+      VF acc2 = hn::Mul(wv0, load(d, x0 + i + 2 * lanes));
+      VF acc3 = hn::Mul(wv0, load(d, x0 + i + 3 * lanes));
+      for (int64_t e = e0 + 1; e < e1; ++e) {
+        const Tin* x = plane + (index[e] - bias) * inner + i;
+        const VF w = hn::Set(d, weight[e]);
+        acc0 = hn::Add(acc0, hn::Mul(w, load(d, x)));
+        acc1 = hn::Add(acc1, hn::Mul(w, load(d, x + lanes)));
+        acc2 = hn::Add(acc2, hn::Mul(w, load(d, x + 2 * lanes)));
+        acc3 = hn::Add(acc3, hn::Mul(w, load(d, x + 3 * lanes)));
+      }
+      put(acc0, i);
+      put(acc1, i + lanes);
+      put(acc2, i + 2 * lanes);
+      put(acc3, i + 3 * lanes);
+    }
+    for (; i + lanes <= inner; i += lanes) {
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));
       for (int64_t e = e0 + 1; e < e1; ++e) {
         const Tin* x = plane + (index[e] - bias) * inner;

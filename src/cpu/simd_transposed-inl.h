@@ -58,56 +58,63 @@ HWY_INLINE void transpose_square(DF d, const VF* in, VF* out) {
 #endif
 }
 
-// Scratch of the transposed kernel, per thread: the columns of one chunk of the tile and its
-// outputs, Lanes floats each.
+// Scratch of the transposed kernel, per thread: the columns of one chunk of a tile and its
+// outputs, kTiles vectors each (Lanes floats).
 inline constexpr int64_t kTransposedMaxColumns = 2048;
 inline constexpr int64_t kTransposedMaxOutputs = 256;
+// A tile is up to kTiles row vectors (kTiles * Lanes rows): each weight is broadcast once for
+// all of them, and twice the chains run side by side (one thread on the Zen 5 host: W9 0.774 ->
+// 0.735 ms and W7 0.630 -> 0.612 ms with two vectors instead of one; docs/performance.md).
+inline constexpr int64_t kTiles = 2;
 
 inline int64_t transposed_scratch_bytes() {
-  return (kTransposedMaxColumns + kTransposedMaxOutputs) *
+  return (kTransposedMaxColumns + kTransposedMaxOutputs) * kTiles *
              static_cast<int64_t>(hn::Lanes(DF()) * sizeof(float)) +
          64;
 }
 
-// cols[(j - lo) * L + l] = row l's element j, for j in [lo, hi].
+// cols[(j - lo) * stride + l] = row l's element j, for j in [lo, hi] (stride: floats from one
+// column to the next).
 template <size_t L, typename Tin>
 HWY_INLINE void transpose_columns_in(DF d, const Tin* const* rows, int64_t lo, int64_t hi,
-                                     float* cols) {
+                                     float* cols, int64_t stride) {
   int64_t j = lo;
   for (; j + static_cast<int64_t>(L) <= hi + 1; j += static_cast<int64_t>(L)) {
     VF in[L], out[L];
     for (size_t l = 0; l < L; ++l) in[l] = load(d, rows[l] + j);
     transpose_square<L>(d, in, out);
     for (size_t k = 0; k < L; ++k)
-      hn::Store(out[k], d, cols + (j - lo + static_cast<int64_t>(k)) * L);
+      hn::Store(out[k], d, cols + (j - lo + static_cast<int64_t>(k)) * stride);
   }
   for (; j <= hi; ++j) {
-    for (size_t l = 0; l < L; ++l) cols[(j - lo) * L + l] = load_as<float>(rows[l] + j);
+    for (size_t l = 0; l < L; ++l) cols[(j - lo) * stride + l] = load_as<float>(rows[l] + j);
   }
 }
 
-// Row l's outputs [r0, r1) from outs[(r - r0) * L + l], for the first `live` rows.
+// Row l's outputs [r0, r1) from outs[(r - r0) * stride + l], for the first `live` rows.
 template <size_t L, typename Tout>
 HWY_INLINE void transpose_outputs_out(DF d, const float* outs, int64_t r0, int64_t r1,
-                                      Tout* const* rows, size_t live) {
+                                      int64_t stride, Tout* const* rows, size_t live) {
   int64_t r = r0;
   for (; r + static_cast<int64_t>(L) <= r1; r += static_cast<int64_t>(L)) {
     VF in[L], out[L];
     for (size_t k = 0; k < L; ++k)
-      in[k] = hn::Load(d, outs + (r - r0 + static_cast<int64_t>(k)) * L);
+      in[k] = hn::Load(d, outs + (r - r0 + static_cast<int64_t>(k)) * stride);
     transpose_square<L>(d, in, out);
     for (size_t l = 0; l < live; ++l) store(out[l], d, rows[l] + r);
   }
   for (; r < r1; ++r) {
-    for (size_t l = 0; l < live; ++l) store_result(rows[l] + r, outs[(r - r0) * L + l]);
+    for (size_t l = 0; l < live; ++l) store_result(rows[l] + r, outs[(r - r0) * stride + l]);
   }
 }
 
-// Outputs r0 .. r1 - 1 of the row tile whose columns lo .. are in `cols`. Each output is one
-// dependent chain of additions; kGroup outputs run side by side (each chain unchanged, in table
-// order) so that the chains' latencies overlap. kConsecutive: every row's taps are consecutive
-// source indices (PassTable::consecutive_taps), so the columns are walked with a pointer.
-template <bool kConsecutive>
+// Outputs r0 .. r1 - 1 of the row tile whose columns lo .. are in `cols`: kT row vectors, the
+// column j of vector u at cols + ((j - lo) * kT + u) * L, output r of vector u likewise in
+// `outs`. Each output of each vector is one dependent chain of additions; kGroup outputs (times
+// kT vectors) run side by side (each chain unchanged, in table order) so that the chains'
+// latencies overlap, and a weight is broadcast once for the kT vectors. kConsecutive: every
+// row's taps are consecutive source indices (PassTable::consecutive_taps).
+template <bool kConsecutive, int64_t kT>
 HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, int64_t r1,
                                    int64_t lo, const float* cols, float* outs) {
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
@@ -116,26 +123,35 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
   const int64_t* offsets = t.offsets.data();
   const int64_t* index = t.index.data();
   const float* weight = t.weight.data();
-  // Tap e's column; for consecutive taps, tap k of a row whose first tap is e0.
+  // Tap e's column (its first vector); for consecutive taps, tap k of a row whose first tap is e0.
   const auto column = [&](int64_t e0, int64_t k) {
-    return kConsecutive ? cols + (index[e0] - lo + k) * L : cols + (index[e0 + k] - lo) * L;
+    return kConsecutive ? cols + (index[e0] - lo + k) * kT * L
+                        : cols + (index[e0 + k] - lo) * kT * L;
   };
-  // A chain's first product, and each later step.
-  const auto first = [&](int64_t e0) {
-    return hn::Mul(hn::Set(d, weight[e0]), hn::Load(d, column(e0, 0)));
+  // A chain's first product, and each later step, for the kT vectors.
+  const auto first = [&](VF* acc, int64_t e0) {
+    const VF w = hn::Set(d, weight[e0]);
+    const float* c = column(e0, 0);
+    for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Mul(w, hn::Load(d, c + u * L));
   };
-  const auto step = [&](VF acc, int64_t e0, int64_t k) {
-    return hn::Add(acc, hn::Mul(hn::Set(d, weight[e0 + k]), hn::Load(d, column(e0, k))));
+  const auto step = [&](VF* acc, int64_t e0, int64_t k) {
+    const VF w = hn::Set(d, weight[e0 + k]);
+    const float* c = column(e0, k);
+    for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Add(acc[u], hn::Mul(w, hn::Load(d, c + u * L)));
+  };
+  const auto put = [&](const VF* acc, int64_t r) {
+    for (int64_t u = 0; u < kT; ++u) hn::Store(acc[u], d, outs + ((r - r0) * kT + u) * L);
   };
   // One output's whole chain (zero for a row without taps).
   const auto one = [&](int64_t r) {
     const int64_t e0 = offsets[r], n = offsets[r + 1] - e0;
-    VF acc = hn::Zero(d);
+    VF acc[kT];
+    for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Zero(d);
     if (n > 0) {
-      acc = first(e0);
-      for (int64_t k = 1; k < n; ++k) acc = step(acc, e0, k);
+      first(acc, e0);
+      for (int64_t k = 1; k < n; ++k) step(acc, e0, k);
     }
-    hn::Store(acc, d, outs + (r - r0) * L);
+    put(acc, r);
   };
   int64_t r = r0;
   for (; r + kGroup <= r1; r += kGroup) {
@@ -146,50 +162,54 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
       for (int64_t i = 0; i < kGroup; ++i) one(r + i);
       continue;
     }
-    VF a0 = first(e0), a1 = first(e1), a2 = first(e2), a3 = first(e3);
+    VF a0[kT], a1[kT], a2[kT], a3[kT];
+    first(a0, e0);
+    first(a1, e1);
+    first(a2, e2);
+    first(a3, e3);
     for (int64_t k = 1; k < common; ++k) {
-      a0 = step(a0, e0, k);
-      a1 = step(a1, e1, k);
-      a2 = step(a2, e2, k);
-      a3 = step(a3, e3, k);
+      step(a0, e0, k);
+      step(a1, e1, k);
+      step(a2, e2, k);
+      step(a3, e3, k);
     }
-    for (int64_t k = common; k < n0; ++k) a0 = step(a0, e0, k);
-    for (int64_t k = common; k < n1; ++k) a1 = step(a1, e1, k);
-    for (int64_t k = common; k < n2; ++k) a2 = step(a2, e2, k);
-    for (int64_t k = common; k < n3; ++k) a3 = step(a3, e3, k);
-    float* o = outs + (r - r0) * L;
-    hn::Store(a0, d, o);
-    hn::Store(a1, d, o + L);
-    hn::Store(a2, d, o + 2 * L);
-    hn::Store(a3, d, o + 3 * L);
+    for (int64_t k = common; k < n0; ++k) step(a0, e0, k);
+    for (int64_t k = common; k < n1; ++k) step(a1, e1, k);
+    for (int64_t k = common; k < n2; ++k) step(a2, e2, k);
+    for (int64_t k = common; k < n3; ++k) step(a3, e3, k);
+    put(a0, r);
+    put(a1, r + 1);
+    put(a2, r + 2);
+    put(a3, r + 3);
   }
   for (; r < r1; ++r) one(r);
 }
 
-// Premultiplied alpha on the columns [lo, hi] of a tile (pixels of `channels` columns, lo and
-// hi + 1 multiples of it): colour columns times their pixel's alpha column.
-HWY_INLINE void premultiply_columns(DF d, int64_t lo, int64_t hi, int64_t channels, float* cols) {
-  constexpr size_t L = hn::MaxLanes(DF());
+// Premultiplied alpha on the columns [lo, hi] of a row vector (pixels of `channels` columns, lo
+// and hi + 1 multiples of it; `stride` floats from one column to the next): colour columns times
+// their pixel's alpha column.
+HWY_INLINE void premultiply_columns(DF d, int64_t lo, int64_t hi, int64_t channels, int64_t stride,
+                                    float* cols) {
   for (int64_t p = lo; p <= hi; p += channels) {
-    const VF alpha = hn::Load(d, cols + (p - lo + channels - 1) * L);
+    const VF alpha = hn::Load(d, cols + (p - lo + channels - 1) * stride);
     for (int64_t c = 0; c + 1 < channels; ++c) {
-      float* col = cols + (p - lo + c) * L;
+      float* col = cols + (p - lo + c) * stride;
       hn::Store(hn::Mul(hn::Load(d, col), alpha), d, col);
     }
   }
 }
 
 // ... and colour outputs [r0, r1) divided by their pixel's alpha output (0 where not positive).
-HWY_INLINE void unpremultiply_outputs(DF d, int64_t r0, int64_t r1, int64_t channels, float* outs) {
-  constexpr size_t L = hn::MaxLanes(DF());
+HWY_INLINE void unpremultiply_outputs(DF d, int64_t r0, int64_t r1, int64_t channels,
+                                      int64_t stride, float* outs) {
   for (int64_t p = r0; p < r1; p += channels) {
-    const VF alpha = hn::Load(d, outs + (p - r0 + channels - 1) * L);
+    const VF alpha = hn::Load(d, outs + (p - r0 + channels - 1) * stride);
     const auto positive = hn::Gt(alpha, hn::Zero(d));
     // Lanes that are not positive divide by 1 (their quotient is discarded): no division by
     // zero, which Highway's scalar targets would perform as an undefined C++ division.
     const VF divisor = hn::IfThenElse(positive, alpha, hn::Set(d, 1.0f));
     for (int64_t c = 0; c + 1 < channels; ++c) {
-      float* out = outs + (p - r0 + c) * L;
+      float* out = outs + (p - r0 + c) * stride;
       hn::Store(hn::IfThenElseZero(positive, hn::Div(hn::Load(d, out), divisor)), d, out);
     }
   }
@@ -231,7 +251,7 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
   Tout* dst = static_cast<Tout*>(dst_v);
   auto* base = static_cast<unsigned char*>(scratch);
   float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
-  float* outs = cols + kTransposedMaxColumns * static_cast<int64_t>(L);
+  float* outs = cols + kTransposedMaxColumns * kTiles * static_cast<int64_t>(L);
   // Premultiplied alpha works on whole pixels: output groups and column ranges of `group`.
   const bool alpha = a.premultiply || a.unpremultiply;
   const int64_t group = alpha ? a.alpha_channels : 1;
@@ -257,33 +277,49 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
     }
     const bool too_wide = r1 == r0;  // one output group wider than the scratch
     if (too_wide) r1 = r0 + group;
-    for (int64_t o0 = begin; o0 < end; o0 += static_cast<int64_t>(L)) {
-      const size_t live = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), end - o0));
-      const Tin* in_rows[L];
-      Tout* out_rows[L];
-      for (size_t l = 0; l < L; ++l) {
+    // Tiles of kTiles row vectors while more than one vector's rows are left, then of one.
+    for (int64_t o0 = begin; o0 < end;) {
+      const int64_t tiles = end - o0 > static_cast<int64_t>(L) ? kTiles : 1;
+      const int64_t stride = tiles * static_cast<int64_t>(L);
+      const int64_t live_rows = std::min<int64_t>(stride, end - o0);
+      const Tin* in_rows[kTiles * L];
+      Tout* out_rows[kTiles * L];
+      for (int64_t l = 0; l < stride; ++l) {
         // Lanes past the last row read it again; their results are not stored.
-        const int64_t o = o0 + static_cast<int64_t>(std::min(l, live - 1));
+        const int64_t o = o0 + std::min(l, live_rows - 1);
         in_rows[l] = src + o * s.src_len;
         out_rows[l] = dst + o * s.rows;
       }
+      o0 += live_rows;
       if (too_wide) {  // its rows one by one
-        for (size_t l = 0; l < live; ++l) {
+        for (int64_t l = 0; l < live_rows; ++l) {
           transposed_rows_scalar(a, t, r0, r1, in_rows[l], out_rows[l]);
         }
         continue;
       }
-      if (hi >= lo) {
-        transpose_columns_in<L>(d, in_rows, lo, hi, cols);
-        if (a.premultiply) premultiply_columns(d, lo, hi, group, cols);
+      for (int64_t u = 0; u < tiles; ++u) {
+        if (hi < lo) break;
+        transpose_columns_in<L>(d, in_rows + u * L, lo, hi, cols + u * L, stride);
+        if (a.premultiply) premultiply_columns(d, lo, hi, group, stride, cols + u * L);
       }
-      if (consecutive) {
-        transposed_outputs<true>(d, t, r0, r1, lo, cols, outs);
+      if (tiles == kTiles) {
+        if (consecutive) {
+          transposed_outputs<true, kTiles>(d, t, r0, r1, lo, cols, outs);
+        } else {
+          transposed_outputs<false, kTiles>(d, t, r0, r1, lo, cols, outs);
+        }
+      } else if (consecutive) {
+        transposed_outputs<true, 1>(d, t, r0, r1, lo, cols, outs);
       } else {
-        transposed_outputs<false>(d, t, r0, r1, lo, cols, outs);
+        transposed_outputs<false, 1>(d, t, r0, r1, lo, cols, outs);
       }
-      if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, outs);
-      transpose_outputs_out<L>(d, outs, r0, r1, out_rows, live);
+      for (int64_t u = 0; u < tiles; ++u) {
+        const int64_t live = std::min<int64_t>(static_cast<int64_t>(L), live_rows - u * L);
+        if (live <= 0) break;
+        if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, stride, outs + u * L);
+        transpose_outputs_out<L>(d, outs + u * L, r0, r1, stride, out_rows + u * L,
+                                 static_cast<size_t>(live));
+      }
     }
     r0 = r1;
   }

@@ -317,6 +317,56 @@ TEST(Fusion, RowBandsOnViewsAnd3dGiveTheSameBits) {
 }
 
 // The CPUID family of known signatures, and the streaming threshold per CPU.
+// The threads of a fused pair split its rows (planes x rows per plane), not its bands
+// (execute.cpp, run_fused): with two threads the share boundary below falls inside a band, in
+// both kinds of fusion, and every thread count gives the bits of one thread, which are also the
+// scalar kernels'.
+TEST(Fusion, ThreadSharesMayEndInsideABand) {
+  struct Case {
+    OpDesc op;
+    TensorDesc src, dst;
+    int64_t planes, rows;  // the rows the bands cut, per plane
+    std::string fusion;    // the description's words before the band count
+  };
+  OpDesc aa;  // a 2-D antialias downsample: bands of the H pass's output rows
+  aa.mode = Mode::kCubic;
+  aa.antialias = true;
+  OpDesc up_backward;  // a 2x bilinear backward: H first, bands of its output rows
+  up_backward.direction = Direction::kBackward;
+  const std::vector<Case> cases = {
+      {aa, TensorDesc::contiguous(DType::kFloat32, {1, 3, 600, 2400}),
+       TensorDesc::contiguous(DType::kFloat32, {1, 3, 98, 2000}), 3, 98,
+       "fused with the next step: "},
+      {up_backward, TensorDesc::contiguous(DType::kFloat32, {1, 3, 20, 128}),
+       TensorDesc::contiguous(DType::kFloat32, {1, 3, 10, 64}), 3, 10,
+       "fused with the next step in row bands: "},
+  };
+  std::mt19937 rng(53);
+  for (const Case& c : cases) {
+    std::vector<float> in(static_cast<size_t>(c.src.numel()));
+    for (float& v : in) v = static_cast<float>(rng() % 2001) / 1000.0f - 1.0f;
+    std::string text;
+    const std::vector<float> one = run_on(c.op, c.src, c.dst, in, 1, &text);
+    const size_t at = text.find(c.fusion);
+    ASSERT_NE(at, std::string::npos) << text;
+    const size_t of = text.find(" band(s) of ", at);
+    ASSERT_NE(of, std::string::npos) << text;
+    const int64_t band_rows = std::stoll(text.substr(of + 12));
+    ASSERT_GT(band_rows, 1) << text;
+    const int64_t boundary = c.planes * c.rows / 2;  // where two threads' shares meet
+    EXPECT_NE(boundary % c.rows % band_rows, 0) << "the test's premise\n" << text;
+    for (int threads : {2, 3}) {
+      const std::vector<float> got = run_on(c.op, c.src, c.dst, in, threads, &text);
+      ASSERT_EQ(0, std::memcmp(got.data(), one.data(), one.size() * sizeof(float)))
+          << threads << " threads\n"
+          << text;
+    }
+    ScalarOnly policy;
+    const std::vector<float> scalar = run_on(c.op, c.src, c.dst, in, 2, &text);
+    ASSERT_EQ(0, std::memcmp(scalar.data(), one.data(), one.size() * sizeof(float))) << text;
+  }
+}
+
 TEST(Fusion, CopyStreamThresholdPerCpu) {
   EXPECT_EQ(x86_family(0x00A20F10u), 0x19u);  // Zen 3
   EXPECT_EQ(x86_family(0x00A60F12u), 0x19u);  // Zen 4

@@ -298,8 +298,10 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                     << what << " horizontal group " << group << " element " << i;
               }
             }
-            // Vertical with inner lengths around the vector length (body and tail).
-            for (int64_t inner : {int64_t{1}, k.lanes - 1, k.lanes, 2 * k.lanes + 3}) {
+            // Vertical with inner lengths around the vector length (body and tail), and one
+            // long enough for the rows of more than 8 taps to run four vectors at a time.
+            for (int64_t inner :
+                 {int64_t{1}, k.lanes - 1, k.lanes, 2 * k.lanes + 3, 5 * k.lanes + 1}) {
               if (inner < 1) continue;
               PassTable<float> plain(table, false, k.lanes);
               PassArgs<float> args;
