@@ -62,9 +62,10 @@ void Program<W>::run_step(const CompiledStep<W>& s, const void* in, void* out, u
   });
 }
 
-// A direct pair runs as one kernel over the second step's items. Otherwise items are (plane,
-// band) pairs. A thread keeps the intermediate rows of its last band: the next band of the same
-// plane reuses the rows both read (moved to the front), computes the rest.
+// A direct pair runs as one kernel over the second step's items. Otherwise each thread walks its
+// share of the rows in pieces inside bands (below). A thread keeps the intermediate rows of its
+// last piece: the next piece of the same plane reuses the rows both read (moved to the front),
+// computes the rest.
 template <typename W>
 void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned char* ws,
                            int threads) const {

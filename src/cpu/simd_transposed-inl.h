@@ -1,9 +1,10 @@
 // Horizontal passes with wide windows (strong antialias downsampling: tens of taps per output),
-// vectorised across rows: a tile of Lanes rows is transposed so that each vector holds one
-// column of the tile (the same input position of Lanes rows); every output is then a sequence of
-// broadcast-weight multiply-adds over column vectors, in table order - the vertical kernel's
-// arithmetic, lane by lane the scalar row's (acc = w0 * x0; acc = acc + wk * xk; no FMA) - and
-// the outputs are transposed back into the rows. No gathers, no per-output window limit.
+// vectorised across rows: each vector of Lanes rows of a tile (kTiles of them) is transposed so
+// that a vector holds one of its columns (the same input position of Lanes rows); every output is
+// then a sequence of broadcast-weight multiply-adds over column vectors, in table order - the
+// vertical kernel's arithmetic, lane by lane the scalar row's (acc = w0 * x0; acc = acc + wk *
+// xk; no FMA) - and the outputs are transposed back into the rows. No gathers, no per-output
+// window limit.
 //
 // Included by simd.cpp inside its per-target namespace, after the load/store helpers.
 // (No include guard: Highway compiles this once per target.)
