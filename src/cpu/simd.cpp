@@ -527,6 +527,34 @@ HWY_INLINE VF window_tap(DF d, DI di, int kind, hn::Vec<DI> rel, VF v0, VF v1, V
   return tap;
 }
 
+#undef UPSAMPLE_BF16_WINDOWS
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
+#define UPSAMPLE_BF16_WINDOWS 1
+// A bfloat16 window of `kind` float vectors as raw 16-bit elements, the bytes load_window reads:
+// kinds 1 and 2 in lo (kind 1 loads its 16 elements only; its offsets never pick the others),
+// kinds 3 and 4 in lo and hi.
+HWY_INLINE void load_bf16_window(const BFloat16* window, int kind, __m512i& lo, __m512i& hi) {
+  const __m256i* half = reinterpret_cast<const __m256i*>(window);
+  lo = kind == 1 ? _mm512_castsi256_si512(_mm256_loadu_si256(half)) : _mm512_loadu_si512(window);
+  hi = kind == 3   ? _mm512_castsi256_si512(_mm256_loadu_si256(half + 2))
+       : kind == 4 ? _mm512_loadu_si512(window + 32)
+                   : lo;
+}
+
+// The tap at `word` (each lane's offset index - base in its high 16 bits): every element moved
+// into the high half of its float lane and the low half zeroed, which is its exact float32 value
+// (load()'s widening), in one permute (AVX512BW: vpermw over 32 elements, vpermt2w over 64)
+// instead of widening the window and permuting floats.
+HWY_INLINE VF bf16_window_tap(int kind, __m512i word, __m512i lo, __m512i hi) {
+  constexpr __mmask32 kHighHalves = 0xAAAAAAAAu;
+  if (kind <= 2)
+    return VF{_mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(kHighHalves, word, lo))};
+  return VF{_mm512_castsi512_ps(_mm512_maskz_permutex2var_epi16(kHighHalves, lo, word, hi))};
+}
+#else
+#define UPSAMPLE_BF16_WINDOWS 0
+#endif
+
 // The block's output vector (or its first rows - r lanes) into out + r.
 template <typename Tout>
 HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
@@ -572,21 +600,44 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int32_t* base = wv.base + b;
+#if UPSAMPLE_BF16_WINDOWS
+  // bfloat16 rows: the offsets as 16-bit element indices in the high half of each lane.
+  [[maybe_unused]] __m512i word[kTaps];
+  if constexpr (std::is_same_v<Tin, BFloat16>) {
+    for (int k = 0; k < kTaps; ++k) word[k] = _mm512_slli_epi32(rel[k].raw, 16);
+  }
+#endif
   // Block q of the run (outputs rq ..) of the row at xj into oj. `kind_c` and `uniform_c` are the
   // block's kind and uniformity, as values or as constants (std::integral_constant).
   auto block = [&](const Tin* xj, Tout* oj, int64_t q, int64_t rq, auto kind_c, auto uniform_c)
       HWY_ATTR __attribute__((always_inline)) {
     const int kd = kind_c;
     const bool un = uniform_c;
+    // The block's outputs from tap(k), the values of tap k of its rows.
+    auto sum_taps = [&](auto tap) HWY_ATTR __attribute__((always_inline)) {
+      VF acc = hn::Mul(w[0], tap(0));
+      if (!un) acc = hn::IfThenElseZero(live[0], acc);
+      for (int k = 1; k < kTaps; ++k) {
+        const VF sum = hn::Add(acc, hn::Mul(w[k], tap(k)));
+        acc = un ? sum : hn::IfThenElse(live[k], sum, acc);
+      }
+      store_block(d, acc, oj, rq, rows);
+    };
+#if UPSAMPLE_BF16_WINDOWS
+    // bfloat16 rows: each tap permuted straight out of the raw window (bf16_window_tap).
+    if constexpr (std::is_same_v<Tin, BFloat16>) {
+      __m512i lo, hi;
+      load_bf16_window(xj + base[q], kd, lo, hi);
+      return sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
+        return bf16_window_tap(kd, word[k], lo, hi);
+      });
+    }
+#endif
     VF v0, v1, v2, v3;
     load_window(d, xj + base[q], kd, v0, v1, v2, v3);
-    VF acc = hn::Mul(w[0], window_tap(d, di, kd, rel[0], v0, v1, v2, v3));
-    if (!un) acc = hn::IfThenElseZero(live[0], acc);
-    for (int k = 1; k < kTaps; ++k) {
-      const VF sum = hn::Add(acc, hn::Mul(w[k], window_tap(d, di, kd, rel[k], v0, v1, v2, v3)));
-      acc = un ? sum : hn::IfThenElse(live[k], sum, acc);
-    }
-    store_block(d, acc, oj, rq, rows);
+    sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
+      return window_tap(d, di, kd, rel[k], v0, v1, v2, v3);
+    });
   };
   if (blocks >= kRowByRowBlocks) {
     auto row_by_row = [&](auto kind_c, auto uniform_c) HWY_ATTR __attribute__((always_inline)) {
