@@ -628,16 +628,17 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     if constexpr (std::is_same_v<Tin, BFloat16>) {
       __m512i lo, hi;
       load_bf16_window(xj + base[q], kd, lo, hi);
-      return sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
-        return bf16_window_tap(kd, word[k], lo, hi);
+      sum_taps([&](int k) HWY_ATTR
+               __attribute__((always_inline)) { return bf16_window_tap(kd, word[k], lo, hi); });
+    } else  // (the widened window below is then not compiled for bfloat16 rows)
+#endif
+    {
+      VF v0, v1, v2, v3;
+      load_window(d, xj + base[q], kd, v0, v1, v2, v3);
+      sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
+        return window_tap(d, di, kd, rel[k], v0, v1, v2, v3);
       });
     }
-#endif
-    VF v0, v1, v2, v3;
-    load_window(d, xj + base[q], kd, v0, v1, v2, v3);
-    sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
-      return window_tap(d, di, kd, rel[k], v0, v1, v2, v3);
-    });
   };
   if (blocks >= kRowByRowBlocks) {
     auto row_by_row = [&](auto kind_c, auto uniform_c) HWY_ATTR __attribute__((always_inline)) {
