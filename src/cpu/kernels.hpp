@@ -69,6 +69,14 @@ struct PassTable {
   // INT32_MAX (a longer run is cut in pieces); 1 for wide windows (kind 0), whose taps are not
   // described by window_rel.
   std::vector<int32_t> block_run;
+  // Per block of the windowed form: s (2 to 4) where the block is uniform and whole (no padding
+  // rows), its rows lie s source elements apart and its taps are consecutive elements (tap k of
+  // row first + l is element index[first] + s * l + k), and every later block of its run
+  // (block_run) starts s * window_lanes elements after the one before; 0 otherwise. A kernel can
+  // then split each block's source into its s phases (every s-th element) and take each tap from
+  // one phase, shifted, instead of permuting a window per tap: downsampling by 2 to 4 with
+  // uniform weights (the transposed tables of 2x-4x upsampling, antialiased downsampling by 3).
+  std::vector<uint8_t> block_phases;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
   PassTable(AxisTable<W> t, bool padded, int64_t lanes);
@@ -82,6 +90,8 @@ struct PassTable {
 
  private:
   void build_windows(int64_t lanes);
+  // block_phases' s for block b alone (uniform, whole, rows s apart, consecutive taps), or 0.
+  int64_t phase_stride(int64_t b) const;
   // Whether windowed blocks a and b are the same but for their window_base (block_run).
   bool same_block(int64_t a, int64_t b) const;
 };
@@ -266,6 +276,10 @@ struct SimdKernels {
 // (PassTable::block_run) row by row, shorter runs block by block across a chunk of rows
 // (simd.cpp, held_block, says why). Either order gives the same bits.
 inline constexpr int64_t kRowByRowBlocks = 6;
+// The horizontal SIMD kernels take runs of at least this many phased blocks
+// (PassTable::block_phases) from their phases (simd.cpp, phased_run); shorter ones permute their
+// windows. Either way gives the same bits.
+inline constexpr int64_t kPhasedBlocks = 2;
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).

@@ -33,7 +33,7 @@ int64_t PassTable<W>::padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes
                   padded * static_cast<int64_t>(sizeof(int32_t));
   if (lanes > 1 && padded % lanes == 0) {  // windows
     const int64_t blocks = padded / lanes;
-    bytes += blocks * static_cast<int64_t>(3 * sizeof(int32_t) + 2 * sizeof(uint8_t)) +
+    bytes += blocks * static_cast<int64_t>(3 * sizeof(int32_t) + 3 * sizeof(uint8_t)) +
              entries * static_cast<int64_t>(sizeof(int32_t));
   }
   return bytes;
@@ -119,6 +119,34 @@ void PassTable<W>::build_windows(int64_t lanes) {
   for (int64_t b = blocks - 2; b >= 0; --b) {
     if (block_run[b + 1] < INT32_MAX && same_block(b, b + 1)) block_run[b] = block_run[b + 1] + 1;
   }
+  block_phases.assign(static_cast<size_t>(blocks), 0);
+  for (int64_t b = blocks - 1; b >= 0; --b) {
+    const int64_t s = phase_stride(b);
+    if (s == 0) continue;
+    // The rest of the run must be phased the same way, each block s * lanes elements on.
+    if (block_run[b] > 1 &&
+        (block_phases[b + 1] != s ||
+         int64_t{padded_index[(b + 1) * lanes]} - padded_index[b * lanes] != s * lanes)) {
+      continue;
+    }
+    block_phases[b] = static_cast<uint8_t>(s);
+  }
+}
+
+template <typename W>
+int64_t PassTable<W>::phase_stride(int64_t b) const {
+  const int64_t lanes = window_lanes, first = b * lanes;
+  if (window_kind[b] == 0 || !block_uniform[b] || first + lanes > table.rows) return 0;
+  const int32_t* index =
+      padded_index.data() + first;  // tap k of lane l: index[k * padded_rows + l]
+  const int64_t s = int64_t{index[1]} - index[0];
+  if (s < 2 || s > 4) return 0;
+  for (int64_t k = 0; k < block_taps[b]; ++k) {
+    for (int64_t l = 0; l < lanes; ++l) {
+      if (int64_t{index[k * padded_rows + l]} != index[0] + s * l + k) return 0;
+    }
+  }
+  return s;
 }
 
 template <typename W>

@@ -455,6 +455,7 @@ struct Windows {
         taps(p.block_taps.data()),
         uniform(p.block_uniform.data()),
         run(p.block_run.data()),
+        phases(p.block_phases.data()),
         stride(p.padded_rows) {}
   const uint8_t* kind;
   const int32_t* base;
@@ -464,6 +465,7 @@ struct Windows {
   const int32_t* taps;
   const uint8_t* uniform;
   const int32_t* run;
+  const uint8_t* phases;
   int64_t stride;  // of the tap-major arrays
 };
 
@@ -582,12 +584,68 @@ constexpr int kChunkRows = 8;
 // by row: W1 0.28 ms against 0.33 (kRowByRowBlocks 6 against 8, alternating runs).
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
+// A phased run (PassTable::block_phases: rows kS elements apart, kS = 2..4) of `blocks` uniform
+// blocks from output r of the rows x[0..n), whose taps are consecutive elements (tap k of lane l
+// at window + kS * l + k, `window` the first block's first element; each later block kS * lanes
+// further). Each block's kS vectors from its window on are split into kS phases (phase h: the
+// elements window + kS * l + h, lane l); tap k is then phase k % kS shifted by k / kS lanes, which
+// is the phase itself for the first kS taps and otherwise one permute of that phase of this
+// block and the next. Those are the elements the windowed path permutes out of the block's
+// window, in the same operations and order (uniform blocks: no masks): kS permutes per block
+// split its vectors and a tap costs at most one more, where windows of 3 or 4 vectors cost two
+// permutes and a blend per tap.
+template <int kTaps, int kS, typename Tout>
+HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, int64_t blocks,
+                           int64_t r, const float* const* x, Tout* const* out, int n,
+                           int64_t rows) {
+  const hn::RebindToSigned<DF> di;
+  using VI = hn::Vec<decltype(di)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  VI split[kS];  // phase h of kS vectors: their lanes kS * l + h
+  for (int h = 0; h < kS; ++h) {
+    split[h] = hn::Add(hn::Mul(hn::Iota(di, 0), hn::Set(di, kS)), hn::Set(di, h));
+  }
+  VI shift[kTaps];  // lanes t .. t + lanes - 1 of a phase of two blocks (t = k / kS)
+  for (int k = 0; k < kTaps; ++k) shift[k] = hn::Add(hn::Iota(di, 0), hn::Set(di, k / kS));
+  HWY_ALIGN float tail[kS * hn::MaxLanes(DF())];
+  // The phases of the kS vectors at `at` into ph.
+  auto split_at = [&](const float* xj, int64_t at, VF* ph) HWY_ATTR __attribute__((always_inline)) {
+    const float* v = xj + at;
+    if (HWY_UNLIKELY(at + kS * lanes > src_len)) {  // past the row's end: a zero-padded copy
+      const int64_t have = std::max<int64_t>(0, src_len - at);
+      std::memset(tail, 0, sizeof(tail));
+      if (have > 0) std::memcpy(tail, v, static_cast<size_t>(have) * sizeof(float));
+      v = tail;
+    }
+    VF v0, v1, v2, v3;
+    load_window(d, v, kS, v0, v1, v2, v3);
+    for (int h = 0; h < kS; ++h) ph[h] = window_tap(d, di, kS, split[h], v0, v1, v2, v3);
+  };
+  for (int j = 0; j < n; ++j) {
+    const float* xj = x[j];
+    Tout* oj = out[j];
+    VF here[kS], next[kS];
+    split_at(xj, window, here);
+    for (int64_t u = 0; u < blocks; ++u) {
+      split_at(xj, window + (u + 1) * kS * lanes, next);
+      auto tap = [&](int k) HWY_ATTR __attribute__((always_inline)) {
+        if (k < kS) return here[k % kS];
+        return window_tap(d, di, 2, shift[k], here[k % kS], next[k % kS], here[0], here[0]);
+      };
+      VF acc = hn::Mul(w[0], tap(0));
+      for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], tap(k)));
+      store_block(d, acc, oj, r + u * lanes, rows);
+      for (int h = 0; h < kS; ++h) here[h] = next[h];
+    }
+  }
+}
+
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
 // blocks that share b's taps (PassTable::block_run), held in registers for the whole run.
 template <int kTaps, typename Tin, typename Tout>
 HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r, int kind,
-                           bool uniform, const Tin* const* x, Tout* const* out, int n,
-                           int64_t rows) {
+                           bool uniform, const Tin* const* x, Tout* const* out, int n, int64_t rows,
+                           int64_t src_len) {
   const hn::RebindToSigned<DF> di;
   hn::Vec<decltype(di)> rel[kTaps];
   VF w[kTaps];
@@ -597,6 +655,23 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     rel[k] = hn::LoadU(di, wv.rel + k * wv.stride + r);
     w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
     live[k] = hn::RebindMask(d, hn::Gt(count, hn::Set(di, k)));
+  }
+  // Float32 rows into float32 (the backward passes it was measured on: W4, W12): phased runs.
+  if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+    if (wv.phases[b] != 0 && blocks >= kPhasedBlocks) {
+      const int64_t window = int64_t{wv.base[b]} + wv.rel[r];  // tap 0 of the block's first row
+      auto run = [&](auto s) HWY_ATTR __attribute__((always_inline)) {
+        phased_run<kTaps, decltype(s)::value>(d, w, window, src_len, blocks, r, x, out, n, rows);
+      };
+      switch (wv.phases[b]) {
+        case 2:
+          return run(std::integral_constant<int, 2>{});
+        case 3:
+          return run(std::integral_constant<int, 3>{});
+        default:
+          return run(std::integral_constant<int, 4>{});
+      }
+    }
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int32_t* base = wv.base + b;
@@ -714,7 +789,8 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 #if !HWY_HAVE_SCALABLE
       if (with_held_taps(taps, [&](auto held) {
             blocks = wv.run[b];
-            held_block<decltype(held)::value>(d, wv, b, blocks, r, kind, uniform, x, out, n, rows);
+            held_block<decltype(held)::value>(d, wv, b, blocks, r, kind, uniform, x, out, n, rows,
+                                              src_len);
           })) {
         continue;
       }

@@ -58,6 +58,14 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   // borders (PassTable::block_taps, block_uniform).
   specs.push_back({Mode::kLinear, false, false, 300, 600, 0.0});
   specs.push_back({Mode::kCubic, false, true, 170, 333, 0.0});
+  // Downsampling by 2, 3 and 4 whose blocks are phased (PassTable::block_phases; forward 2 taps,
+  // the last run's next window passing the row's end), an antialiased 3:1 (6 taps), and W4's
+  // cubic 2x read backward (8 taps; its transpose).
+  specs.push_back({Mode::kLinear, false, false, 64, 32, 0.0});
+  specs.push_back({Mode::kLinear, false, false, 99, 33, 0.0});
+  specs.push_back({Mode::kLinear, false, false, 132, 33, 0.0});
+  specs.push_back({Mode::kLinear, true, false, 192, 64, 0.0});
+  specs.push_back({Mode::kCubic, false, false, 128, 256, 0.0});
   return specs;
 }
 
@@ -150,6 +158,63 @@ TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
   }
   EXPECT_EQ(long_runs, 2);
   EXPECT_GT(ends, 100);
+}
+
+// Phased blocks (PassTable::block_phases) against the table itself: s where the block is
+// windowed, uniform and whole, row first + l has taps index[first] + s * l + k (s = 2..4), and so
+// has every later block of its run, each s * lanes elements on; 0 elsewhere. The transposed cubic
+// 2x of W4 is phased inside (s = 2), and so is each of 2:1, 3:1 and 4:1 downsampling.
+TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
+  std::mt19937 rng(5);
+  int phased[5] = {0, 0, 0, 0, 0}, plain = 0;
+  for (const AxisSpec& spec : table_specs(&rng)) {
+    for (bool backward : {false, true}) {
+      AxisTable<float> table = build_axis_table<float>(spec);
+      if (backward) table = transpose(table);
+      for (int64_t lanes : {4, 8, 16}) {
+        const PassTable<float> p(table, true, lanes);
+        const int64_t blocks = p.padded_rows / lanes;
+        ASSERT_EQ(static_cast<int64_t>(p.block_phases.size()), blocks);
+        // Block b alone: its s, or 0.
+        const auto stride = [&](int64_t b) -> int64_t {
+          const int64_t first = b * lanes;
+          if (p.window_kind[b] == 0 || first + lanes > table.rows) return 0;
+          const int64_t taps = table.taps(first), start = table.index[table.offsets[first]];
+          const int64_t s = table.index[table.offsets[first + 1]] - start;
+          if (s < 2 || s > 4) return 0;
+          for (int64_t l = 0; l < lanes; ++l) {
+            if (table.taps(first + l) != taps) return 0;
+            for (int64_t k = 0; k < taps; ++k) {
+              if (table.index[table.offsets[first + l] + k] != start + s * l + k) return 0;
+            }
+          }
+          return s;
+        };
+        for (int64_t b = 0; b < blocks; ++b) {
+          int64_t s = stride(b);
+          const int64_t start = s ? table.index[table.offsets[b * lanes]] : 0;
+          for (int64_t c = b + 1; s != 0 && c < b + p.block_run[b]; ++c) {
+            if (stride(c) != s ||
+                table.index[table.offsets[c * lanes]] != start + (c - b) * s * lanes) {
+              s = 0;
+            }
+          }
+          ASSERT_EQ(p.block_phases[b], s)
+              << mode_name(spec.mode) << " " << spec.in_len << "->" << spec.out_len
+              << (backward ? " bwd" : "") << " lanes " << lanes << " block " << b;
+          ++phased[s];
+          plain += s == 0 && p.window_kind[b] > 0;
+        }
+        if (spec.mode == Mode::kCubic && spec.in_len == 128 && backward && lanes == 16) {
+          for (int64_t b = 1; b + 1 < blocks; ++b) EXPECT_EQ(p.block_phases[b], 2) << b;
+        }
+      }
+    }
+  }
+  EXPECT_GT(phased[2], 0);
+  EXPECT_GT(phased[3], 0);
+  EXPECT_GT(phased[4], 0);
+  EXPECT_GT(plain, 100);
 }
 
 // The rows a band of a fused pair reads: from the band's first and last rows with taps for
@@ -247,6 +312,10 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     // per block).
     int short_runs_seen = 0;
     int long_runs_seen[3] = {0, 0, 0};
+    // Phased runs (PassTable::block_phases, float32 rows into float32) by s, and those whose
+    // last block's next window passes the row's end (read through a zero-padded copy).
+    int phased_runs_seen[5] = {0, 0, 0, 0, 0};
+    int phased_ends_seen = 0;
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -273,6 +342,13 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                 const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
                                   padded.block_taps[b] <= 8;
                 const int64_t run = held ? padded.block_run[b] : 1;
+                const int64_t s = padded.block_phases[b];
+                if (held && s != 0 && run >= kPhasedBlocks && tin == DType::kFloat32 &&
+                    tout == DType::kFloat32) {
+                  ++phased_runs_seen[s];
+                  const int64_t window = padded.padded_index[b * k.lanes];
+                  phased_ends_seen += window + (run + 1) * s * k.lanes > t.src_len;
+                }
                 if (run >= kRowByRowBlocks) {
                   const bool constant = padded.block_uniform[b] && padded.block_taps[b] <= 4 &&
                                         padded.window_kind[b] <= 2;
@@ -330,6 +406,8 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
       for (int c = 0; c < 3; ++c) {
         EXPECT_GT(long_runs_seen[c], 0) << k.target << " runs walked row by row, class " << c;
       }
+      for (int s = 2; s <= 4; ++s) EXPECT_GT(phased_runs_seen[s], 0) << k.target << " phased " << s;
+      EXPECT_GT(phased_ends_seen, 0) << k.target << " phased runs at the row's end";
     }
   }
   EXPECT_GE(checked_targets, 2);  // at least one vector target besides the emulated one
