@@ -74,8 +74,9 @@ struct PassTable {
   // row first + l is element index[first] + s * l + k), and every later block of its run
   // (block_run) starts s * window_lanes elements after the one before; 0 otherwise. A kernel can
   // then split each block's source into its s phases (every s-th element) and take each tap from
-  // one phase, shifted, instead of permuting a window per tap: downsampling by 2 to 4 with
-  // uniform weights (the transposed tables of 2x-4x upsampling, antialiased downsampling by 3).
+  // one phase, shifted, instead of permuting a window per tap. Inside, the transposed tables of
+  // nearest 2x-4x, linear 2x-3x and cubic 2x upsampling are phased, and so is downsampling by 2
+  // to 4 whose blocks fit 4 vectors (linear 2:1-4:1, antialiased 2:1 and 3:1).
   std::vector<uint8_t> block_phases;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
@@ -274,7 +275,8 @@ struct SimdKernels {
 
 // The horizontal SIMD kernels walk a run of at least this many blocks with the same taps
 // (PassTable::block_run) row by row, shorter runs block by block across a chunk of rows
-// (simd.cpp, held_block, says why). Either order gives the same bits.
+// (simd.cpp, held_block, says why), except phased runs (kPhasedBlocks), which are always walked
+// row by row. Either order gives the same bits.
 inline constexpr int64_t kRowByRowBlocks = 6;
 // The horizontal SIMD kernels take runs of at least this many phased blocks
 // (PassTable::block_phases) from their phases (simd.cpp, phased_run); shorter ones permute their

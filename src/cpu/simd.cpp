@@ -591,9 +591,10 @@ constexpr int kChunkRows = 8;
 // elements window + kS * l + h, lane l); tap k is then phase k % kS shifted by k / kS lanes, which
 // is the phase itself for the first kS taps and otherwise one permute of that phase of this
 // block and the next. Those are the elements the windowed path permutes out of the block's
-// window, in the same operations and order (uniform blocks: no masks): kS permutes per block
-// split its vectors and a tap costs at most one more, where windows of 3 or 4 vectors cost two
-// permutes and a blend per tap.
+// window, in the same operations and order (uniform blocks: no masks). On AVX-512 a phase of 2
+// vectors is one two-table permute (of 3 or 4: two and a blend) and a shifted tap one more,
+// where a window of 3 or 4 vectors costs two permutes and a blend per tap. A run is walked row
+// by row, whatever its length.
 template <int kTaps, int kS, typename Tout>
 HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, int64_t blocks,
                            int64_t r, const float* const* x, Tout* const* out, int n,
@@ -610,12 +611,13 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
   HWY_ALIGN float tail[kS * hn::MaxLanes(DF())];
   // The phases of the kS vectors at `at` into ph.
   auto split_at = [&](const float* xj, int64_t at, VF* ph) HWY_ATTR __attribute__((always_inline)) {
-    const float* v = xj + at;
-    if (HWY_UNLIKELY(at + kS * lanes > src_len)) {  // past the row's end: a zero-padded copy
+    const float* v = tail;
+    if (HWY_LIKELY(at + kS * lanes <= src_len)) {
+      v = xj + at;
+    } else {  // past the row's end: a zero-padded copy
       const int64_t have = std::max<int64_t>(0, src_len - at);
       std::memset(tail, 0, sizeof(tail));
-      if (have > 0) std::memcpy(tail, v, static_cast<size_t>(have) * sizeof(float));
-      v = tail;
+      if (have > 0) std::memcpy(tail, xj + at, static_cast<size_t>(have) * sizeof(float));
     }
     VF v0, v1, v2, v3;
     load_window(d, v, kS, v0, v1, v2, v3);
@@ -625,17 +627,23 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
     const float* xj = x[j];
     Tout* oj = out[j];
     VF here[kS], next[kS];
+    // Taps past the first kS read the next block's phases; fewer taps never do.
+    const VF* after = kTaps > kS ? next : here;
     split_at(xj, window, here);
     for (int64_t u = 0; u < blocks; ++u) {
-      split_at(xj, window + (u + 1) * kS * lanes, next);
+      if constexpr (kTaps > kS) split_at(xj, window + (u + 1) * kS * lanes, next);
       auto tap = [&](int k) HWY_ATTR __attribute__((always_inline)) {
         if (k < kS) return here[k % kS];
-        return window_tap(d, di, 2, shift[k], here[k % kS], next[k % kS], here[0], here[0]);
+        return window_tap(d, di, 2, shift[k], here[k % kS], after[k % kS], here[0], here[0]);
       };
       VF acc = hn::Mul(w[0], tap(0));
       for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], tap(k)));
       store_block(d, acc, oj, r + u * lanes, rows);
-      for (int h = 0; h < kS; ++h) here[h] = next[h];
+      if constexpr (kTaps > kS) {
+        for (int h = 0; h < kS; ++h) here[h] = next[h];
+      } else if (u + 1 < blocks) {
+        split_at(xj, window + (u + 1) * kS * lanes, here);
+      }
     }
   }
 }
@@ -663,14 +671,10 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
       auto run = [&](auto s) HWY_ATTR __attribute__((always_inline)) {
         phased_run<kTaps, decltype(s)::value>(d, w, window, src_len, blocks, r, x, out, n, rows);
       };
-      switch (wv.phases[b]) {
-        case 2:
-          return run(std::integral_constant<int, 2>{});
-        case 3:
-          return run(std::integral_constant<int, 3>{});
-        default:
-          return run(std::integral_constant<int, 4>{});
-      }
+      // (s = 4 has at most 4 taps: 4 * (lanes - 1) + taps elements fit 4 vectors.)
+      if (wv.phases[b] == 2) return run(std::integral_constant<int, 2>{});
+      if (wv.phases[b] == 3) return run(std::integral_constant<int, 3>{});
+      if constexpr (kTaps <= 4) return run(std::integral_constant<int, 4>{});
     }
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));

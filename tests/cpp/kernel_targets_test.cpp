@@ -59,8 +59,10 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   specs.push_back({Mode::kLinear, false, false, 300, 600, 0.0});
   specs.push_back({Mode::kCubic, false, true, 170, 333, 0.0});
   // Downsampling by 2, 3 and 4 whose blocks are phased (PassTable::block_phases; forward 2 taps,
-  // the last run's next window passing the row's end), an antialiased 3:1 (6 taps), and W4's
-  // cubic 2x read backward (8 taps; its transpose).
+  // the last run's next window passing the row's end), an antialiased 3:1 (6 taps), W4's cubic
+  // 2x read backward (8 taps; its transpose), and nearest 4x read backward (4 taps, s = 4: every
+  // phase of a 4-vector split).
+  specs.push_back({Mode::kNearest, false, false, 300, 1200, 0.0});
   specs.push_back({Mode::kLinear, false, false, 64, 32, 0.0});
   specs.push_back({Mode::kLinear, false, false, 99, 33, 0.0});
   specs.push_back({Mode::kLinear, false, false, 132, 33, 0.0});
@@ -179,11 +181,14 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
         const auto stride = [&](int64_t b) -> int64_t {
           const int64_t first = b * lanes;
           if (p.window_kind[b] == 0 || first + lanes > table.rows) return 0;
-          const int64_t taps = table.taps(first), start = table.index[table.offsets[first]];
+          const int64_t taps = table.taps(first);
+          for (int64_t l = 0; l < lanes; ++l) {
+            if (taps == 0 || table.taps(first + l) != taps) return 0;  // (empty rows: no index)
+          }
+          const int64_t start = table.index[table.offsets[first]];
           const int64_t s = table.index[table.offsets[first + 1]] - start;
           if (s < 2 || s > 4) return 0;
           for (int64_t l = 0; l < lanes; ++l) {
-            if (table.taps(first + l) != taps) return 0;
             for (int64_t k = 0; k < taps; ++k) {
               if (table.index[table.offsets[first + l] + k] != start + s * l + k) return 0;
             }
@@ -313,7 +318,8 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     int short_runs_seen = 0;
     int long_runs_seen[3] = {0, 0, 0};
     // Phased runs (PassTable::block_phases, float32 rows into float32) by s, and those whose
-    // last block's next window passes the row's end (read through a zero-padded copy).
+    // last block's next window passes the row's end (read through a zero-padded copy) and whose
+    // taps reach into that window (more taps than s).
     int phased_runs_seen[5] = {0, 0, 0, 0, 0};
     int phased_ends_seen = 0;
     ++checked_targets;
@@ -347,7 +353,8 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                     tout == DType::kFloat32) {
                   ++phased_runs_seen[s];
                   const int64_t window = padded.padded_index[b * k.lanes];
-                  phased_ends_seen += window + (run + 1) * s * k.lanes > t.src_len;
+                  phased_ends_seen +=
+                      window + (run + 1) * s * k.lanes > t.src_len && padded.block_taps[b] > s;
                 }
                 if (run >= kRowByRowBlocks) {
                   const bool constant = padded.block_uniform[b] && padded.block_taps[b] <= 4 &&
