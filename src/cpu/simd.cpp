@@ -584,6 +584,21 @@ constexpr int kChunkRows = 8;
 // by row: W1 0.28 ms against 0.33 (kRowByRowBlocks 6 against 8, alternating runs).
 
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general path)
+// The outputs of a held block from tap(k), the values of tap k of its rows: tap 0 times its
+// weight, then each further tap's product added in order; a lane whose row has fewer taps keeps
+// its sum (live[k]: the rows with more than k taps; uniform blocks have no such lanes). The
+// windowed and the phased paths both sum through here, so their arithmetic is one.
+template <int kTaps, class Tap>
+HWY_INLINE VF sum_held_taps(const VF* w, const hn::Mask<DF>* live, bool uniform, const Tap& tap) {
+  VF acc = hn::Mul(w[0], tap(0));
+  if (!uniform) acc = hn::IfThenElseZero(live[0], acc);
+  for (int k = 1; k < kTaps; ++k) {
+    const VF sum = hn::Add(acc, hn::Mul(w[k], tap(k)));
+    acc = uniform ? sum : hn::IfThenElse(live[k], sum, acc);
+  }
+  return acc;
+}
+
 // A phased run (PassTable::block_phases: rows kS elements apart, kS = 2..4) of `blocks` uniform
 // blocks from output r of the rows x[0..n), whose taps are consecutive elements (tap k of lane l
 // at window + kS * l + k, `window` the first block's first element; each later block kS * lanes
@@ -591,7 +606,7 @@ constexpr int kChunkRows = 8;
 // elements window + kS * l + h, lane l); tap k is then phase k % kS shifted by k / kS lanes, which
 // is the phase itself for the first kS taps and otherwise one permute of that phase of this
 // block and the next. Those are the elements the windowed path permutes out of the block's
-// window, in the same operations and order (uniform blocks: no masks). On AVX-512 a phase of 2
+// window, summed the same way (sum_held_taps; uniform blocks: no masks). On AVX-512 a phase of 2
 // vectors is one two-table permute (of 3 or 4: two and a blend) and a shifted tap one more,
 // where a window of 3 or 4 vectors costs two permutes and a blend per tap. A run is walked row
 // by row, whatever its length.
@@ -636,9 +651,7 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
         if (k < kS) return here[k % kS];
         return window_tap(d, di, 2, shift[k], here[k % kS], after[k % kS], here[0], here[0]);
       };
-      VF acc = hn::Mul(w[0], tap(0));
-      for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], tap(k)));
-      store_block(d, acc, oj, r + u * lanes, rows);
+      store_block(d, sum_held_taps<kTaps>(w, nullptr, true, tap), oj, r + u * lanes, rows);
       if constexpr (kTaps > kS) {
         for (int h = 0; h < kS; ++h) here[h] = next[h];
       } else if (u + 1 < blocks) {
@@ -692,15 +705,8 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
       HWY_ATTR __attribute__((always_inline)) {
     const int kd = kind_c;
     const bool un = uniform_c;
-    // The block's outputs from tap(k), the values of tap k of its rows.
     auto sum_taps = [&](auto tap) HWY_ATTR __attribute__((always_inline)) {
-      VF acc = hn::Mul(w[0], tap(0));
-      if (!un) acc = hn::IfThenElseZero(live[0], acc);
-      for (int k = 1; k < kTaps; ++k) {
-        const VF sum = hn::Add(acc, hn::Mul(w[k], tap(k)));
-        acc = un ? sum : hn::IfThenElse(live[k], sum, acc);
-      }
-      store_block(d, acc, oj, rq, rows);
+      store_block(d, sum_held_taps<kTaps>(w, live, un, tap), oj, rq, rows);
     };
 #if UPSAMPLE_BF16_WINDOWS
     // bfloat16 rows: each tap permuted straight out of the raw window (bf16_window_tap).
