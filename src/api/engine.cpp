@@ -67,11 +67,13 @@ Status build(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
   if (options.table_budget > 0) {
     limits.table_budget = static_cast<int64_t>(std::min<size_t>(options.table_budget, INT64_MAX));
   }
+  const core::Backend& backend = cpu::backend();
   core::Plan<W> plan;
-  if (Status st = core::plan_structure<W>(op, src, dst, limits, &plan); !st.ok()) return st;
+  if (Status st = core::plan_structure<W>(op, src, dst, limits, &plan, &backend); !st.ok()) {
+    return st;
+  }
   if (plan.empty) return Status::Ok();
   // Phase-1 memory, known before anything proportional to an axis is allocated.
-  const core::Backend& backend = cpu::backend();
   const int64_t needed = core::phase_one_bytes(plan, backend);
   const size_t limit = api::resolved_max_bytes(options);
   if (static_cast<uint64_t>(needed) > limit) {

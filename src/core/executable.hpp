@@ -30,9 +30,10 @@ class Executable {
   virtual std::string describe() const = 0;
 };
 
-class Backend {
+// A backend also advises the planner where the pass order is a question of its kernels' costs
+// (OrderAdvisor, core/plan.hpp).
+class Backend : public OrderAdvisor {
  public:
-  virtual ~Backend() = default;
   virtual const char* name() const = 0;
   // The most bytes compile() holds beyond the plan's core tables at any moment (its kernel-ready
   // forms, and what it builds them from), known before anything is built: the backend's share

@@ -121,21 +121,36 @@ void count_table_memory(Plan<W>* p) {
   }
 }
 
-// Backward passes in the order whose largest intermediate is smallest; among those, the one
-// whose pass over the innermost logical axis (W) writes the fewest elements (that pass is the
-// horizontal kernel in the default dense layout, costlier per element than a vertical one: W2's
-// gradient shrinks in H first, then W runs on half the rows); then W, H, D.
+// Backward passes in the order whose largest intermediate is smallest; among those:
+//   - W first when the advisor (the backend) says so for W's axis (InnerFirstQuestion);
+//   - else the one whose pass over the innermost logical axis (W) writes the fewest elements
+//     (that pass is the horizontal kernel in the default dense layout, costlier per element than
+//     a vertical one for few taps: W2's gradient shrinks in H first, then W runs on half the
+//     rows);
+//   - then W, H, D.
 // PyTorch's backward kernels add products w_y * w_x * g straight into grad_input, so no pass
 // order reproduces their rounding; the order decides the work and the workspace - for a gradient
 // of 2^31 rows flowing into 2, H first keeps a 2-row intermediate instead of a 2^31-row one. The
-// order depends on the logical sizes alone, never on strides, so every layout rounds alike.
+// order depends on the logical sizes and tables alone, never on strides, so every layout rounds
+// alike.
 template <typename W>
-void order_backward_passes(Plan<W>* p) {
+void order_backward_passes(const OrderAdvisor* advisor, Plan<W>* p) {
   if (p->op.direction != Direction::kBackward || p->axes.size() < 2) return;
   std::vector<size_t> order(p->axes.size()), best;
   std::iota(order.begin(), order.end(), size_t{0});
   const int innermost = p->src.rank - 1;
+  bool inner_first = false;
+  for (const Axis<W>& axis : p->axes) {
+    if (axis.dim != innermost || advisor == nullptr) continue;
+    InnerFirstQuestion question;
+    question.passes = static_cast<int>(p->axes.size());
+    question.inner = axis.weights.spec();
+    question.inner_rows = axis.rows;
+    question.inner_taps = axis.total_taps;
+    inner_first = advisor->backward_inner_first(question);
+  }
   double best_peak = -1.0, best_inner_pass = 0.0;
+  int best_rank = 0;  // 1: W is not first although the advisor asked for it
   do {
     std::array<double, kMaxRank> sizes{};
     for (int d = 0; d < p->src.rank; ++d) sizes[d] = static_cast<double>(p->src.sizes[d]);
@@ -148,9 +163,12 @@ void order_backward_passes(Plan<W>* p) {
       if (i + 1 < order.size()) peak = std::max(peak, elements);
       if (axis.dim == innermost) inner_pass = elements;
     }
+    const int rank = inner_first && p->axes[order[0]].dim != innermost ? 1 : 0;
     if (best_peak < 0.0 || peak < best_peak ||
-        (peak == best_peak && inner_pass < best_inner_pass)) {
+        (peak == best_peak &&
+         (rank < best_rank || (rank == best_rank && inner_pass < best_inner_pass)))) {
       best_peak = peak;
+      best_rank = rank;
       best_inner_pass = inner_pass;
       best = order;
     }
@@ -332,7 +350,7 @@ void find_batch(Plan<W>* p) {
 
 template <typename W>
 Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
-                      const PlanLimits& limits, Plan<W>* p) {
+                      const PlanLimits& limits, Plan<W>* p, const OrderAdvisor* advisor) {
   p->op = op;
   p->src = src;
   p->dst = dst;
@@ -341,7 +359,7 @@ Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc&
   if (p->empty) return Status::Ok();
   p->order = choose_order(op, src, dst);
   build_axes(limits, p);
-  order_backward_passes(p);
+  order_backward_passes(advisor, p);
   count_table_memory(p);
   if (Status st = StepEmitter<W>(p).emit(); !st.ok()) return st;
   find_batch(p);
@@ -358,9 +376,9 @@ void build_tables(Plan<W>* p) {
 }
 
 template Status plan_structure<float>(const OpDesc&, const TensorDesc&, const TensorDesc&,
-                                      const PlanLimits&, Plan<float>*);
+                                      const PlanLimits&, Plan<float>*, const OrderAdvisor*);
 template Status plan_structure<double>(const OpDesc&, const TensorDesc&, const TensorDesc&,
-                                       const PlanLimits&, Plan<double>*);
+                                       const PlanLimits&, Plan<double>*, const OrderAdvisor*);
 template void build_tables<float>(Plan<float>*);
 template void build_tables<double>(Plan<double>*);
 

@@ -115,11 +115,32 @@ struct PlanLimits {
   int64_t table_budget = int64_t{64} << 20;
 };
 
+// What the planner asks the backend when a backward's pass orders keep the same largest
+// intermediate (plan.cpp, order_backward_passes): should the pass over the innermost logical
+// axis (W) run first? Which order is cheaper depends on the backend's kernels. The question
+// holds logical facts only, never strides, so every layout of a problem gets the same order
+// (and the same bits).
+struct InnerFirstQuestion {
+  int passes = 0;          // resampled axes
+  AxisSpec inner;          // W's geometry (forward: in_len -> out_len)
+  int64_t inner_rows = 0;  // rows of W's transposed table (grad_input's W length)
+  int64_t inner_taps = 0;  // taps of that table (an upper bound when it is streamed)
+};
+
+class OrderAdvisor {
+ public:
+  virtual ~OrderAdvisor() = default;
+  virtual bool backward_inner_first(const InnerFirstQuestion& question) const = 0;
+};
+
 // Everything but the tables: order, axes (with their tap counts and the materialise decision),
 // steps and workspace regions. Cheap: no allocation proportional to an axis.
+// `advisor` (the backend, or none) settles the backward pass order where the largest
+// intermediate does not.
 template <typename W>
 Status plan_structure(const OpDesc& op, const TensorDesc& src, const TensorDesc& dst,
-                      const PlanLimits& limits, Plan<W>* plan);
+                      const PlanLimits& limits, Plan<W>* plan,
+                      const OrderAdvisor* advisor = nullptr);
 
 // Materialises the tables plan_structure() decided to keep (plan->table_bytes of them).
 template <typename W>

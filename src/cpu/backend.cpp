@@ -462,11 +462,25 @@ std::unique_ptr<core::Executable> compile(core::Plan<W>&& plan) {
   return std::make_unique<Program<W>>(std::move(plan));
 }
 
+bool backward_inner_first(const core::InnerFirstQuestion& q) {
+  const AxisSpec& w = q.inner;
+  if (q.passes != 2 || w.antialias || w.align_corners) return false;
+  if (w.mode != Mode::kLinear && w.mode != Mode::kCubic) return false;
+  if (w.in_len < 128) return false;
+  const int64_t factor = w.out_len / w.in_len;
+  if (factor < 2 || factor > 4 || factor * w.in_len != w.out_len) return false;
+  if (w.scale > 0.0 && w.scale != static_cast<double>(factor)) return false;
+  return q.inner_taps >= 8 * q.inner_rows;
+}
+
 namespace {
 
 class CpuBackend final : public core::Backend {
  public:
   const char* name() const override { return "cpu"; }
+  bool backward_inner_first(const core::InnerFirstQuestion& question) const override {
+    return cpu::backward_inner_first(question);
+  }
   int64_t table_bytes(const core::Plan<float>& plan) const override {
     return compiled_table_bytes(plan);
   }

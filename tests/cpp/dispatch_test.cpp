@@ -251,6 +251,81 @@ TEST(Fusion, RowBandsGiveTheBitsOfTheTwoPassesOneAfterTheOther) {
   check_row_bands<double>(DType::kFloat64);
 }
 
+// Where both orders of a 2-D backward keep the same largest intermediate, the CPU backend decides
+// (cpu::backward_inner_first): W first for the gradient of an integer upsampling by 2 to 4 with
+// rows of 8 or more taps and grad_input rows of 128 or more elements; else H first, whose W pass
+// writes half as much. The result is, bit for bit, the two one-axis passes in the order the
+// description names, for NCHW and NHWC, on 1 and 2 threads; a 3-D backward keeps W last.
+TEST(Fusion, TiedBackwardOrdersAreTheBackendsChoice) {
+  struct Case {
+    Mode mode;
+    bool align;
+    int64_t out_h, out_w, in_h, in_w;  // gradient, grad_input
+    bool w_first;
+  };
+  const Case cases[] = {
+      {Mode::kCubic, false, 40, 256, 20, 128, true},    // cubic 2x: 8 taps
+      {Mode::kLinear, false, 40, 256, 20, 128, false},  // linear 2x: 4 taps
+      {Mode::kLinear, false, 40, 512, 10, 128, true},   // linear 4x: 8 taps
+      {Mode::kCubic, true, 40, 256, 20, 128, false},    // align_corners: blocks not alike
+      {Mode::kCubic, false, 40, 128, 20, 64, false},    // rows of 64
+      {Mode::kLinear, false, 30, 390, 10, 130, false},  // linear 3x: 6 taps
+      {Mode::kCubic, false, 30, 390, 10, 130, true},    // cubic 3x: 12 taps
+      {Mode::kLinear, false, 40, 640, 8, 128, false},   // linear 5x: factor above 4
+  };
+  std::mt19937 rng(61);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (const Case& c : cases) {
+    OpDesc op;
+    op.mode = c.mode;
+    op.direction = Direction::kBackward;
+    op.align_corners = c.align;
+    for (bool channels_last : {false, true}) {
+      auto desc = [&](int64_t h, int64_t w) {
+        return channels_last ? TensorDesc::channels_last(DType::kFloat32, {2, 3, h, w})
+                             : TensorDesc::contiguous(DType::kFloat32, {2, 3, h, w});
+      };
+      const TensorDesc grad_out = desc(c.out_h, c.out_w), grad_in = desc(c.in_h, c.in_w);
+      const TensorDesc middle = c.w_first ? desc(c.out_h, c.in_w) : desc(c.in_h, c.out_w);
+      std::vector<float> in(static_cast<size_t>(grad_out.numel()));
+      for (float& v : in) v = normal(rng);
+      std::string text, unused;
+      const std::vector<float> first = run_on(op, grad_out, middle, in, 1, &unused);
+      const std::vector<float> expected = run_on(op, middle, grad_in, first, 1, &unused);
+      const std::string what = std::to_string(c.out_h) + "x" + std::to_string(c.out_w) + " -> " +
+                               std::to_string(c.in_h) + "x" + std::to_string(c.in_w) + " cubic " +
+                               std::to_string(c.mode == Mode::kCubic) + " align " +
+                               std::to_string(c.align) + " channels_last " +
+                               std::to_string(channels_last);
+      for (int threads : {1, 2}) {
+        const std::vector<float> got = run_on(op, grad_out, grad_in, in, threads, &text);
+        ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)))
+            << what << ", " << threads << " threads\n"
+            << text;
+        const size_t step0 = text.find("step 0: resample");
+        ASSERT_NE(step0, std::string::npos) << text;
+        const std::string line = text.substr(step0, text.find('\n', step0) - step0);
+        EXPECT_EQ(line.find(c.w_first ? "dim 3" : "dim 2") != std::string::npos, true)
+            << what << "\n"
+            << text;
+      }
+    }
+  }
+  // 3-D: the question is asked for 2-D only; W runs last (it writes the fewest elements there).
+  OpDesc op;
+  op.direction = Direction::kBackward;
+  op.spatial_rank = 3;
+  std::string text;
+  const TensorDesc grad_out = TensorDesc::contiguous(DType::kFloat32, {1, 2, 16, 16, 512});
+  const TensorDesc grad_in = TensorDesc::contiguous(DType::kFloat32, {1, 2, 4, 4, 128});
+  run_on(op, grad_out, grad_in, std::vector<float>(static_cast<size_t>(grad_out.numel()), 1.0f), 2,
+         &text);
+  const size_t step2 = text.find("step 2: resample");
+  ASSERT_NE(step2, std::string::npos) << text;
+  EXPECT_NE(text.substr(step2, text.find('\n', step2) - step2).find("dim 4"), std::string::npos)
+      << text;
+}
+
 // Views that are not dense: the gradient is gathered into the workspace, the H pass reads it
 // there, and the W pass of the row bands writes the region the H pass read (the pair's steps
 // swap regions), before the result is scattered into the strided grad_input. Same bits as the
