@@ -105,6 +105,12 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.items = choice.items(choice.shape);
   c.scratch_bytes = choice.scratch_bytes;
   const PassShape& s = step.shape;
+  const int64_t in_row_bytes = s.inner * static_cast<int64_t>(dtype_size(step.in_type));
+  if (step.in == core::Buffer::kSrc && in_row_bytes <= kPrefetchRowBytes &&
+      (c.kernel == std::string_view("simd_vertical") ||
+       c.kernel == std::string_view("simd_vertical_stream"))) {
+    c.args.prefetch_rows_ahead = std::max<int64_t>(1, kPrefetchBytesAhead / in_row_bytes);
+  }
   // (max_taps of a streamed transposed axis is its source length: the product may saturate.)
   c.work = saturating_mul(s.outer * s.rows * s.inner, std::max<int64_t>(1, axis.max_taps));
   const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
@@ -429,6 +435,10 @@ std::string Program<W>::describe() const {
     }
     os << "\n    kernel " << s.kernel;
     if (!s.declined.empty()) os << " (declined: " << s.declined.text() << ")";
+    if (s.args.prefetch_rows_ahead > 0) {
+      os << "\n    prefetches the source rows of the output row " << s.args.prefetch_rows_ahead
+         << " rows ahead (short rows read from memory)";
+    }
     if (!s.fusion.empty()) os << "\n    " << s.fusion;
   }
   return os.str();

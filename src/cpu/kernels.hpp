@@ -111,6 +111,10 @@ struct PassArgs {
   // the start of `dst` (a pair fused in row bands hands the first step a band of rows in the
   // thread's scratch).
   int64_t dst_item_bias = 0;
+  // simd_vertical and simd_vertical_stream reading the caller's tensor in rows of at most
+  // kPrefetchRowBytes: before output row r, the source rows that table row r + this many starts
+  // reading are prefetched (0: none). Program::compile_step sets it.
+  int64_t prefetch_rows_ahead = 0;
   // Premultiplied alpha (core::Step): the kernel's contiguous runs are pixels of
   // `alpha_channels` elements, alpha last.
   int64_t alpha_channels = 0;
@@ -282,6 +286,15 @@ inline constexpr int64_t kRowByRowBlocks = 6;
 // (PassTable::block_phases) from their phases (simd.cpp, phased_run); shorter ones permute their
 // windows. Either way gives the same bits.
 inline constexpr int64_t kPhasedBlocks = 2;
+// A vertical pass over the caller's tensor in rows of at most this many bytes prefetches its
+// source rows kPrefetchBytesAhead bytes of rows ahead (PassArgs::prefetch_rows_ahead): each
+// output row re-reads most of the rows of the one before and adds a few short ones, a pattern
+// the hardware prefetchers follow too late. W14's first pass (rows of 256 bytes) read its source
+// at half the rate of a plain read; prefetched, W14 takes 17% less on 2 threads. Rows of 512
+// bytes (W2, W6) gain on one thread but lose 8-10% on two, so they are left to the hardware
+// (docs/performance.md, "Prefetching short rows").
+inline constexpr int64_t kPrefetchRowBytes = 256;
+inline constexpr int64_t kPrefetchBytesAhead = 4096;
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).

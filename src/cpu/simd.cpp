@@ -208,6 +208,33 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
 }
 #endif
 
+// Prefetches the source rows that table row r + ahead starts reading (those after the last tap
+// of the row before it, at most 4; row r + ahead may lie in the next plane). The addresses are
+// formed as integers: a row past the tensor is a prefetch that loads nothing, not a pointer.
+template <typename Tin>
+HWY_INLINE void prefetch_rows(const Tin* plane, int64_t r, int64_t ahead, int64_t rows,
+                              int64_t src_len, int64_t inner, const int64_t* offsets,
+                              const int64_t* index, int64_t bias) {
+  const int64_t row_bytes = inner * static_cast<int64_t>(sizeof(Tin));
+  int64_t base = static_cast<int64_t>(reinterpret_cast<uintptr_t>(plane));
+  int64_t next = r + ahead;
+  if (next >= rows) {
+    next -= rows;
+    base += src_len * row_bytes;
+    if (next >= rows) return;
+  }
+  const int64_t e0 = offsets[next], e1 = offsets[next + 1];
+  if (e0 == e1) return;
+  const int64_t last = index[e1 - 1];
+  const int64_t first = std::max(e0 > 0 ? index[e0 - 1] + 1 : index[e0], last - 3);
+  for (int64_t j = first; j <= last; ++j) {
+    const int64_t start = base + (j - bias) * row_bytes;
+    for (int64_t line = start & ~int64_t{63}; line < start + row_bytes; line += 64) {
+      __builtin_prefetch(reinterpret_cast<const void*>(static_cast<uintptr_t>(line)));
+    }
+  }
+}
+
 // kStream: full vectors at aligned addresses go out with non-temporal stores (an output much
 // larger than the caches would only evict what the next rows read); same values.
 template <typename Tin, typename Tout, bool kStream = false>
@@ -224,6 +251,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   const int64_t bias = a.index_bias;
   const Tin* src = static_cast<const Tin*>(src_v);
   const int64_t dst_bias = a.dst_item_bias;
+  const int64_t ahead = a.prefetch_rows_ahead;
   Tout* dst = static_cast<Tout*>(dst_v);
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
   int64_t o = begin / rows, r = begin % rows;
@@ -233,6 +261,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       ++o;
     }
     const Tin* plane = src + o * src_len * inner;
+    if (ahead > 0) prefetch_rows(plane, r, ahead, rows, src_len, inner, offsets, index, bias);
     Tout* out = dst + (item - dst_bias) * inner;
     const int64_t e0 = offsets[r], e1 = offsets[r + 1];
     if (e0 == e1) {

@@ -326,6 +326,60 @@ TEST(Fusion, TiedBackwardOrdersAreTheBackendsChoice) {
       << text;
 }
 
+// A vertical pass over the caller's tensor in rows of at most kPrefetchRowBytes prefetches its
+// source rows ahead (PassArgs::prefetch_rows_ahead, 4096 bytes of rows); the description says
+// so, and the bits are the scalar kernels' on 1 to 3 threads (whose shares end inside planes, so
+// prefetches reach into the next plane and past the tensor's end). Rows of 512 bytes are not
+// prefetched.
+TEST(Prefetch, ShortSourceRowsGiveTheBitsOfTheScalarKernels) {
+  struct Case {
+    OpDesc op;
+    TensorDesc src, dst;
+    int64_t ahead;  // 0: not prefetched
+  };
+  OpDesc backward;
+  backward.direction = Direction::kBackward;
+  OpDesc backward_3d = backward;
+  backward_3d.spatial_rank = 3;
+  const std::vector<Case> cases = {
+      // H first over rows of 64 floats (W2's shape at a quarter of its width).
+      {backward, TensorDesc::contiguous(DType::kFloat32, {2, 3, 64, 64}),
+       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 32}), 16},
+      // W14's order (H, D, W) on a smaller volume: H over rows of 64 floats.
+      {backward_3d, TensorDesc::contiguous(DType::kFloat32, {1, 2, 16, 16, 64}),
+       TensorDesc::contiguous(DType::kFloat32, {1, 2, 8, 8, 32}), 16},
+      // A forward W pass over NHWC pixels of 32 channels (128 bytes).
+      {OpDesc{}, TensorDesc::channels_last(DType::kFloat32, {2, 32, 16, 16}),
+       TensorDesc::channels_last(DType::kFloat32, {2, 32, 32, 32}), 32},
+      // Rows of 128 floats: left to the hardware.
+      {backward, TensorDesc::contiguous(DType::kFloat32, {2, 3, 64, 128}),
+       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 64}), 0},
+  };
+  std::mt19937 rng(67);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (const Case& c : cases) {
+    std::vector<float> in(static_cast<size_t>(c.src.numel()));
+    for (float& v : in) v = normal(rng);
+    std::string text;
+    std::vector<float> scalar;
+    {
+      ScalarOnly policy;
+      scalar = run_on(c.op, c.src, c.dst, in, 1, &text);
+    }
+    EXPECT_EQ(text.find("prefetches"), std::string::npos) << text;
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = run_on(c.op, c.src, c.dst, in, threads, &text);
+      ASSERT_EQ(0, std::memcmp(got.data(), scalar.data(), got.size() * sizeof(float)))
+          << c.src.to_string() << ", " << threads << " threads\n"
+          << text;
+      const std::string says =
+          "prefetches the source rows of the output row " + std::to_string(c.ahead) + " rows ahead";
+      EXPECT_EQ(text.find(c.ahead > 0 ? says : "prefetches") != std::string::npos, c.ahead > 0)
+          << text;
+    }
+  }
+}
+
 // Views that are not dense: the gradient is gathered into the workspace, the H pass reads it
 // there, and the W pass of the row bands writes the region the H pass read (the pair's steps
 // swap regions), before the result is scattered into the strided grad_input. Same bits as the
