@@ -141,13 +141,16 @@ void order_backward_passes(const OrderAdvisor* advisor, Plan<W>* p) {
   const int innermost = p->src.rank - 1;
   bool inner_first = false;
   for (const Axis<W>& axis : p->axes) {
-    if (axis.dim != innermost || advisor == nullptr) continue;
+    if (advisor == nullptr) break;
+    if (axis.dim != innermost) continue;
     InnerFirstQuestion question;
+    question.spatial_rank = p->op.spatial_rank;
     question.passes = static_cast<int>(p->axes.size());
     question.inner = axis.weights.spec();
     question.inner_rows = axis.rows;
     question.inner_taps = axis.total_taps;
     inner_first = advisor->backward_inner_first(question);
+    break;
   }
   double best_peak = -1.0, best_inner_pass = 0.0;
   int best_rank = 0;  // 1: W is not first although the advisor asked for it

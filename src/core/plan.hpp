@@ -121,10 +121,11 @@ struct PlanLimits {
 // holds logical facts only, never strides, so every layout of a problem gets the same order
 // (and the same bits).
 struct InnerFirstQuestion {
-  int passes = 0;          // resampled axes
+  int spatial_rank = 0;    // OpDesc::spatial_rank
+  int passes = 0;          // resampled axes (those whose table is not the identity)
   AxisSpec inner;          // W's geometry (forward: in_len -> out_len)
   int64_t inner_rows = 0;  // rows of W's transposed table (grad_input's W length)
-  int64_t inner_taps = 0;  // taps of that table (an upper bound when it is streamed)
+  int64_t inner_taps = 0;  // taps of that table (an upper bound when its taps were not counted)
 };
 
 class OrderAdvisor {

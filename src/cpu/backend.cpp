@@ -105,15 +105,17 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.items = choice.items(choice.shape);
   c.scratch_bytes = choice.scratch_bytes;
   const PassShape& s = step.shape;
-  const int64_t in_row_bytes = s.inner * static_cast<int64_t>(dtype_size(step.in_type));
-  if (step.in == core::Buffer::kSrc && in_row_bytes <= kPrefetchRowBytes &&
+  const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
+  // (The alpha kernels, also named simd_vertical, do not prefetch; nor does a pair run as one
+  // kernel: fuse_pair clears it.)
+  if (step.in == core::Buffer::kSrc && s.inner * in_size <= kPrefetchRowBytes &&
+      step.alpha_channels == 0 &&
       (c.kernel == std::string_view("simd_vertical") ||
        c.kernel == std::string_view("simd_vertical_stream"))) {
-    c.args.prefetch_rows_ahead = std::max<int64_t>(1, kPrefetchBytesAhead / in_row_bytes);
+    c.args.prefetch_rows_ahead = std::max<int64_t>(1, kPrefetchBytesAhead / (s.inner * in_size));
   }
   // (max_taps of a streamed transposed axis is its source length: the product may saturate.)
   c.work = saturating_mul(s.outer * s.rows * s.inner, std::max<int64_t>(1, axis.max_taps));
-  const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
   const int64_t out_size = static_cast<int64_t>(dtype_size(step.out_type));
   c.in_slice_bytes = s.outer * s.src_len * s.inner / plan_.batch * in_size;
   c.out_slice_bytes = s.outer * s.rows * s.inner / plan_.batch * out_size;
@@ -300,6 +302,7 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
     return false;
   }
   if (f.direct) {
+    a.args.prefetch_rows_ahead = 0;  // the pair kernels do not prefetch
     a.fusion = std::string("fused with the next step as one kernel (") + pair_kernel +
                "): each output row of the second pass computes the first pass's rows it reads "
                "in registers; no intermediate in memory";
@@ -474,7 +477,7 @@ std::unique_ptr<core::Executable> compile(core::Plan<W>&& plan) {
 
 bool backward_inner_first(const core::InnerFirstQuestion& q) {
   const AxisSpec& w = q.inner;
-  if (q.passes != 2 || w.antialias || w.align_corners) return false;
+  if (q.spatial_rank != 2 || q.passes != 2 || w.antialias || w.align_corners) return false;
   if (w.mode != Mode::kLinear && w.mode != Mode::kCubic) return false;
   if (w.in_len < 128) return false;
   const int64_t factor = w.out_len / w.in_len;

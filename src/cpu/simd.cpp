@@ -216,11 +216,11 @@ HWY_INLINE void prefetch_rows(const Tin* plane, int64_t r, int64_t ahead, int64_
                               int64_t src_len, int64_t inner, const int64_t* offsets,
                               const int64_t* index, int64_t bias) {
   const int64_t row_bytes = inner * static_cast<int64_t>(sizeof(Tin));
-  int64_t base = static_cast<int64_t>(reinterpret_cast<uintptr_t>(plane));
+  uintptr_t base = reinterpret_cast<uintptr_t>(plane);
   int64_t next = r + ahead;
-  if (next >= rows) {
+  if (next >= rows) {  // (a prefetch distance of 2 planes or more prefetches nothing)
     next -= rows;
-    base += src_len * row_bytes;
+    base += static_cast<uintptr_t>(src_len * row_bytes);
     if (next >= rows) return;
   }
   const int64_t e0 = offsets[next], e1 = offsets[next + 1];
@@ -228,9 +228,10 @@ HWY_INLINE void prefetch_rows(const Tin* plane, int64_t r, int64_t ahead, int64_
   const int64_t last = index[e1 - 1];
   const int64_t first = std::max(e0 > 0 ? index[e0 - 1] + 1 : index[e0], last - 3);
   for (int64_t j = first; j <= last; ++j) {
-    const int64_t start = base + (j - bias) * row_bytes;
-    for (int64_t line = start & ~int64_t{63}; line < start + row_bytes; line += 64) {
-      __builtin_prefetch(reinterpret_cast<const void*>(static_cast<uintptr_t>(line)));
+    const uintptr_t start = base + static_cast<uintptr_t>((j - bias) * row_bytes);
+    const uintptr_t end = start + static_cast<uintptr_t>(row_bytes);
+    for (uintptr_t line = start & ~uintptr_t{63}; line < end; line += 64) {
+      hwy::Prefetch(reinterpret_cast<const unsigned char*>(line));
     }
   }
 }
