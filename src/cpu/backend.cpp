@@ -106,12 +106,9 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.scratch_bytes = choice.scratch_bytes;
   const PassShape& s = step.shape;
   const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
-  // (The alpha kernels, also named simd_vertical, do not prefetch; nor does a pair run as one
-  // kernel: fuse_pair clears it.)
-  if (step.in == core::Buffer::kSrc && s.inner * in_size <= kPrefetchRowBytes &&
-      step.alpha_channels == 0 &&
-      (c.kernel == std::string_view("simd_vertical") ||
-       c.kernel == std::string_view("simd_vertical_stream"))) {
+  // (A pair run as one kernel does not prefetch: fuse_pair clears it.)
+  if (choice.prefetches && step.in == core::Buffer::kSrc &&
+      s.inner * in_size <= kPrefetchRowBytes) {
     c.args.prefetch_rows_ahead = std::max<int64_t>(1, kPrefetchBytesAhead / (s.inner * in_size));
   }
   // (max_taps of a streamed transposed axis is its source length: the product may saturate.)
@@ -483,7 +480,7 @@ bool backward_inner_first(const core::InnerFirstQuestion& q) {
   const int64_t factor = w.out_len / w.in_len;
   if (factor < 2 || factor > 4 || factor * w.in_len != w.out_len) return false;
   if (w.scale > 0.0 && w.scale != static_cast<double>(factor)) return false;
-  return q.inner_taps >= 8 * q.inner_rows;
+  return q.inner_taps / 8 >= q.inner_rows;  // an average of 8 taps or more, without 8 * rows
 }
 
 namespace {

@@ -196,6 +196,7 @@ const char* try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) 
     return "the output fits the caches";
   }
   if (s.in_type != DType::kFloat32) return "the input is not float32";
+  c->prefetches = true;
   return accept(c, simd_one<W>(r.simd->vertical_stream), &vertical_items, Table::kPlain);
 }
 
@@ -210,6 +211,7 @@ const char* try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
     return accept(c, simd_pair<W>(r.simd->vertical_alpha[s.alpha_channels == 4 ? 1 : 0], s),
                   &vertical_items, Table::kPlain);
   }
+  c->prefetches = true;  // (the alpha kernels above do not)
   return accept(c, simd_pair<W>(r.simd->vertical, s), &vertical_items, Table::kPlain);
 }
 

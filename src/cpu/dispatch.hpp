@@ -53,6 +53,7 @@ struct PassChoice {
   bool needs_table = false;   // the kernel reads a materialised PassTable
   bool padded = false;        // ... with its padded and windowed forms
   int64_t scratch_bytes = 0;  // private scratch each thread needs (workspace)
+  bool prefetches = false;    // the kernel reads PassArgs::prefetch_rows_ahead
   Declines declined;          // the candidates tried before
 };
 

@@ -111,9 +111,10 @@ struct PassArgs {
   // the start of `dst` (a pair fused in row bands hands the first step a band of rows in the
   // thread's scratch).
   int64_t dst_item_bias = 0;
-  // simd_vertical and simd_vertical_stream reading the caller's tensor in rows of at most
-  // kPrefetchRowBytes: before output row r, the source rows that table row r + this many starts
-  // reading are prefetched (0: none). Program::compile_step sets it.
+  // simd_vertical (not its alpha kernels) and simd_vertical_stream reading the caller's tensor
+  // in rows of at most kPrefetchRowBytes: before output row r, the source rows that table row
+  // r + this many starts reading are prefetched (0: none). Program::compile_step sets it where
+  // the kernel choice says the kernel prefetches (PassChoice::prefetches).
   int64_t prefetch_rows_ahead = 0;
   // Premultiplied alpha (core::Step): the kernel's contiguous runs are pixels of
   // `alpha_channels` elements, alpha last.
