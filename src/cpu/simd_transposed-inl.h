@@ -4,7 +4,9 @@
 // then a sequence of broadcast-weight multiply-adds over column vectors, in table order - the
 // vertical kernel's arithmetic, lane by lane the scalar row's (acc = w0 * x0; acc = acc + wk *
 // xk; no FMA) - and the outputs are transposed back into the rows. No gathers, no per-output
-// window limit.
+// window limit. The columns are transposed into a ring as the outputs advance (ring_chunk), or,
+// for premultiplied alpha and groups of outputs wider than the ring, a chunk's whole column range
+// first (linear_chunks); the arithmetic is the same.
 //
 // Included by simd.cpp inside its per-target namespace, after the load/store helpers.
 // (No include guard: Highway compiles this once per target.)
@@ -67,6 +69,21 @@ inline constexpr int64_t kTransposedMaxOutputs = 256;
 // all of them, and twice the chains run side by side (one thread on the Zen 5 host: W9 0.774 ->
 // 0.735 ms and W7 0.630 -> 0.612 ms with two vectors instead of one; docs/performance.md).
 inline constexpr int64_t kTiles = 2;
+
+// The ring of transposed columns (horizontal_transposed's ring path): kRingColumns slots, column
+// j in slot j % kRingColumns, and after them a mirror of the first slots, so that the columns of
+// a group of outputs are consecutive in memory even where the ring wraps. A tile's columns are
+// transposed as its outputs advance, into memory that stays in L1 (16 KiB and the mirror with
+// two 16-lane row vectors), where transposing every column of a chunk first (linear_chunks)
+// writes them to L2 (128 KiB for 1024 columns) and reads them back from there. On the Zen 5 host
+// of docs/performance.md, W9's horizontal pass alone took 0.28 ms with 128 slots, 0.29 with 256
+// and 0.33 transposing whole chunks first (two threads).
+inline constexpr int64_t kRingColumns = 128;
+// Outputs per ring chunk: the column ranges of its groups of kRingGroup outputs are found once
+// per call.
+inline constexpr int64_t kRingChunk = 256;
+inline constexpr int64_t kRingGroup = 4;
+static_assert(2 * kRingColumns <= kTransposedMaxColumns, "the ring and its mirror in the scratch");
 
 inline int64_t transposed_scratch_bytes() {
   return (kTransposedMaxColumns + kTransposedMaxOutputs) * kTiles *
@@ -241,18 +258,28 @@ void transposed_rows_scalar(const PassArgs<float>& a, const AxisTable<float>& t,
   }
 }
 
+// The row pointers of the tile of `live` rows from row o0 in `lanes` lanes: lanes past the last
+// row read it again; their results are not stored.
 template <typename Tin, typename Tout>
-void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
-                           int64_t end, void* scratch) {
+HWY_INLINE void tile_rows(const PassShape& s, const Tin* src, Tout* dst, int64_t o0, int64_t live,
+                          int64_t lanes, const Tin** in_rows, Tout** out_rows) {
+  for (int64_t l = 0; l < lanes; ++l) {
+    const int64_t o = o0 + std::min(l, live - 1);
+    in_rows[l] = src + o * s.src_len;
+    out_rows[l] = dst + o * s.rows;
+  }
+}
+
+// Outputs [q0, q1) of rows [begin, end) with the whole column range of each chunk of outputs
+// transposed first (the columns of at most kTransposedMaxColumns, the outputs of at most
+// kTransposedMaxOutputs): the path for premultiplied alpha (whole pixels) and for groups of
+// outputs wider than the ring.
+template <typename Tin, typename Tout>
+void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t begin, int64_t end,
+                   int64_t q0, int64_t q1, float* cols, float* outs) {
   const DF d;
   constexpr size_t L = hn::MaxLanes(DF());
-  const PassShape& s = a.shape;
   const AxisTable<float>& t = a.table->table;
-  const Tin* src = static_cast<const Tin*>(src_v);
-  Tout* dst = static_cast<Tout*>(dst_v);
-  auto* base = static_cast<unsigned char*>(scratch);
-  float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
-  float* outs = cols + kTransposedMaxColumns * kTiles * static_cast<int64_t>(L);
   // Premultiplied alpha works on whole pixels: output groups and column ranges of `group`.
   const bool alpha = a.premultiply || a.unpremultiply;
   const int64_t group = alpha ? a.alpha_channels : 1;
@@ -260,11 +287,11 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
   const bool consecutive = a.table->consecutive_taps;
   // Chunks of outputs outside, tiles of rows inside: a chunk's column range is found once per
   // call, not once per tile.
-  for (int64_t r0 = 0; r0 < s.rows;) {
+  for (int64_t r0 = q0; r0 < q1;) {
     // The longest chunk of output groups whose taps span at most kTransposedMaxColumns columns
     // (whole pixels with alpha).
     int64_t lo = INT64_MAX, hi = -1, r1 = r0;
-    for (; r1 < s.rows && r1 - r0 < max_outputs; r1 += group) {
+    for (; r1 < q1 && r1 - r0 < max_outputs; r1 += group) {
       int64_t new_lo = lo, new_hi = hi;
       for (int64_t r = r1; r < r1 + group; ++r) {
         const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
@@ -285,12 +312,7 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
       const int64_t live_rows = std::min<int64_t>(stride, end - o0);
       const Tin* in_rows[kTiles * L];
       Tout* out_rows[kTiles * L];
-      for (int64_t l = 0; l < stride; ++l) {
-        // Lanes past the last row read it again; their results are not stored.
-        const int64_t o = o0 + std::min(l, live_rows - 1);
-        in_rows[l] = src + o * s.src_len;
-        out_rows[l] = dst + o * s.rows;
-      }
+      tile_rows(a.shape, src, dst, o0, live_rows, stride, in_rows, out_rows);
       o0 += live_rows;
       if (too_wide) {  // its rows one by one
         for (int64_t l = 0; l < live_rows; ++l) {
@@ -323,5 +345,158 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
       }
     }
     r0 = r1;
+  }
+}
+
+// Columns [j, j + L) of the tile's kT row vectors (those before src_len) into the ring at `at`,
+// and at `mirror` too when it is not null.
+template <int64_t kT, typename Tin>
+HWY_INLINE void ring_block_in(DF d, const Tin* const* rows, int64_t j, int64_t src_len, float* at,
+                              float* mirror) {
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
+  constexpr int64_t stride = kT * L;
+  if (j + L > src_len) {  // the row's last, partial block
+    for (int64_t c = j; c < src_len; ++c) {
+      for (int64_t l = 0; l < stride; ++l) {
+        const float v = load_as<float>(rows[l] + c);
+        at[(c - j) * stride + l] = v;
+        if (mirror != nullptr) mirror[(c - j) * stride + l] = v;
+      }
+    }
+    return;
+  }
+  for (int64_t u = 0; u < kT; ++u) {
+    VF in[L], out[L];
+    for (int64_t l = 0; l < L; ++l) in[l] = load(d, rows[u * L + l] + j);
+    transpose_square<L>(d, in, out);
+    for (int64_t k = 0; k < L; ++k) hn::Store(out[k], d, at + k * stride + u * L);
+    if (mirror != nullptr) {
+      for (int64_t k = 0; k < L; ++k) hn::Store(out[k], d, mirror + k * stride + u * L);
+    }
+  }
+}
+
+// The outputs [q0, q1) of one tile of kT row vectors through the ring: per group of kRingGroup
+// outputs (columns glo[g] .. ghi[g]), the blocks of L columns up to ghi[g] not yet in the ring are
+// transposed into it (slot j % kRingColumns; slots below `mirror` also after the ring), then the
+// group's outputs are computed from its columns, consecutive in memory from slot glo[g]; every L
+// outputs are transposed out into the rows. A group whose columns were overwritten or lie past
+// the ring's (a table that is not monotone, or a gap) starts the ring again at its first block.
+template <bool kConsecutive, int64_t kT, typename Tin, typename Tout>
+HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int64_t q0, int64_t q1,
+                          const int64_t* glo, const int64_t* ghi, int64_t mirror,
+                          const Tin* const* in_rows, Tout* const* out_rows, int64_t live_rows,
+                          float* ring, float* outs) {
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
+  constexpr int64_t stride = kT * L;
+  int64_t next = 0, valid = 0;  // the ring holds columns [valid, next); next is a multiple of L
+  for (int64_t b0 = q0; b0 < q1; b0 += L) {
+    const int64_t b1 = std::min(b0 + L, q1);
+    for (int64_t g0 = b0; g0 < b1; g0 += kRingGroup) {
+      const int64_t g = (g0 - q0) / kRingGroup;
+      const int64_t lo = glo[g], hi = ghi[g];
+      const float* at = ring;  // (a group without taps reads no column)
+      if (hi >= lo) {
+        if (lo < valid || lo >= next) next = valid = lo / L * L;
+        for (; next <= hi; next += L) {
+          const int64_t slot = next % kRingColumns;
+          ring_block_in<kT>(d, in_rows, next, src_len, ring + slot * stride,
+                            slot < mirror ? ring + (kRingColumns + slot) * stride : nullptr);
+        }
+        valid = std::max(valid, next - kRingColumns);
+        at = ring + (lo % kRingColumns) * stride;
+      }
+      transposed_outputs<kConsecutive, kT>(d, t, g0, std::min(g0 + kRingGroup, b1), lo, at,
+                                           outs + (g0 - b0) * stride);
+    }
+    for (int64_t u = 0; u < kT; ++u) {
+      const int64_t live = std::min(L, live_rows - u * L);
+      if (live <= 0) break;
+      transpose_outputs_out<L>(d, outs + u * L, b0, b1, stride, out_rows + u * L,
+                               static_cast<size_t>(live));
+    }
+  }
+}
+
+// Outputs [q0, q1) (at most kRingChunk) of rows [begin, end) through the ring; false, with
+// nothing written, when a group of outputs spans more than kRingColumns - L + 1 columns: filling
+// the block of its last column (at most L - 1 columns past it) must not overwrite its first.
+template <typename Tin, typename Tout>
+bool ring_chunk(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t begin, int64_t end,
+                int64_t q0, int64_t q1, float* ring, float* outs) {
+  const DF d;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
+  const AxisTable<float>& t = a.table->table;
+  const bool consecutive = a.table->consecutive_taps;
+  int64_t glo[kRingChunk / kRingGroup], ghi[kRingChunk / kRingGroup];
+  int64_t span = 0;
+  for (int64_t g0 = q0; g0 < q1; g0 += kRingGroup) {
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t r = g0; r < std::min(g0 + kRingGroup, q1); ++r) {
+      const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+      if (e0 == e1) continue;
+      if (consecutive) {
+        lo = std::min(lo, t.index[e0]);
+        hi = std::max(hi, t.index[e1 - 1]);
+      } else {
+        for (int64_t e = e0; e < e1; ++e) {
+          lo = std::min(lo, t.index[e]);
+          hi = std::max(hi, t.index[e]);
+        }
+      }
+    }
+    glo[(g0 - q0) / kRingGroup] = lo;
+    ghi[(g0 - q0) / kRingGroup] = hi;
+    if (hi >= lo) span = std::max(span, hi - lo + 1);
+  }
+  if (span > kRingColumns - L + 1) return false;
+  const int64_t mirror = (span + L - 1) / L * L;
+  for (int64_t o0 = begin; o0 < end;) {
+    const bool two = end - o0 > L;
+    const int64_t stride = (two ? kTiles : 1) * L;
+    const int64_t live_rows = std::min(stride, end - o0);
+    const Tin* in_rows[kTiles * L];
+    Tout* out_rows[kTiles * L];
+    tile_rows(a.shape, src, dst, o0, live_rows, stride, in_rows, out_rows);
+    o0 += live_rows;
+    auto run = [&](auto consecutive_c, auto tiles_c) HWY_ATTR {
+      ring_tile<decltype(consecutive_c)::value, decltype(tiles_c)::value>(
+          d, t, a.shape.src_len, q0, q1, glo, ghi, mirror, in_rows, out_rows, live_rows, ring,
+          outs);
+    };
+    if (two) {
+      if (consecutive) {
+        run(std::true_type{}, std::integral_constant<int64_t, kTiles>{});
+      } else {
+        run(std::false_type{}, std::integral_constant<int64_t, kTiles>{});
+      }
+    } else if (consecutive) {
+      run(std::true_type{}, std::integral_constant<int64_t, 1>{});
+    } else {
+      run(std::false_type{}, std::integral_constant<int64_t, 1>{});
+    }
+  }
+  return true;
+}
+
+template <typename Tin, typename Tout>
+void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
+                           int64_t end, void* scratch) {
+  constexpr size_t L = hn::MaxLanes(DF());
+  const PassShape& s = a.shape;
+  const Tin* src = static_cast<const Tin*>(src_v);
+  Tout* dst = static_cast<Tout*>(dst_v);
+  auto* base = static_cast<unsigned char*>(scratch);
+  float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
+  float* outs = cols + kTransposedMaxColumns * kTiles * static_cast<int64_t>(L);
+  if (a.premultiply || a.unpremultiply) {
+    linear_chunks(a, src, dst, begin, end, 0, s.rows, cols, outs);
+    return;
+  }
+  for (int64_t q0 = 0; q0 < s.rows; q0 += kRingChunk) {
+    const int64_t q1 = std::min(q0 + kRingChunk, s.rows);
+    if (!ring_chunk(a, src, dst, begin, end, q0, q1, cols, outs)) {
+      linear_chunks(a, src, dst, begin, end, q0, q1, cols, outs);
+    }
   }
 }

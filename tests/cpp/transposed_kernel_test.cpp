@@ -2,8 +2,9 @@
 // (src/cpu/simd_transposed-inl.h), on every SIMD target this CPU can run, against the portable
 // scalar kernel: every storage-type pair, row counts around the vector length (partial tiles),
 // outputs and columns around it (transpose tails), item ranges that start inside the tensor,
-// interleaved channels, chunks of outputs bounded by the scratch, and one output wider than the
-// scratch. Results must be bitwise equal (NaN equals NaN).
+// interleaved channels, chunks of outputs bounded by the scratch, one output wider than the
+// scratch, and groups of outputs around the capacity of the ring of transposed columns. Results
+// must be bitwise equal (NaN equals NaN).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,40 +112,94 @@ AxisTable<float> mixed_table(int64_t rows, int64_t src_len, int64_t stride, std:
   return t;
 }
 
-TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
-  std::mt19937 rng(29);
+// The float32 kernel `fn` over `outer` rows of `table` (items [split, outer), then [0, split))
+// against the scalar kernel, bit for bit; `what` names the case in a failure.
+void expect_float32_rows_match_scalar(PassFn<float> fn, const PassTable<float>& table,
+                                      int64_t outer, int64_t split, unsigned char* scratch,
+                                      std::mt19937* rng, const std::string& what) {
+  const AxisTable<float>& t = table.table;
+  PassArgs<float> args;
+  args.table = &table;
+  args.shape = {outer, t.src_len, t.rows, 1};
+  const auto src = random_bytes(DType::kFloat32, outer * t.src_len, rng);
+  std::vector<float> simd(static_cast<size_t>(outer * t.rows), -7.0f);
+  std::vector<float> scalar(simd.size(), 7.0f);
+  fn(args, src.data(), simd.data(), split, outer, scratch);
+  fn(args, src.data(), simd.data(), 0, split, scratch);
+  scalar_horizontal<float>(DType::kFloat32, DType::kFloat32)(args, src.data(), scalar.data(), 0,
+                                                             outer, nullptr);
+  for (size_t i = 0; i < simd.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&simd[i], &scalar[i], sizeof(float)), 0) << what << " element " << i;
+  }
+}
+
+// f(k, fn, scratch) with fn the float32 -> float32 kernel of each target this CPU runs (at least
+// one SIMD target besides the scalar one).
+template <class F>
+void on_every_target(const F& f) {
   int checked_targets = 0;
   ForEachTarget targets;
   for (int64_t target : targets.targets()) {
     const SimdKernels& k = targets.use(target);
     ++checked_targets;
     std::vector<unsigned char> scratch(static_cast<size_t>(k.transposed_scratch_bytes) + 64);
-    const PassFn<float> fn = k.horizontal_transposed[static_cast<int>(DType::kFloat32)]
-                                                    [static_cast<int>(DType::kFloat32)];
+    f(k,
+      k.horizontal_transposed[static_cast<int>(DType::kFloat32)][static_cast<int>(DType::kFloat32)],
+      scratch.data());
+  }
+  EXPECT_GE(checked_targets, 2);
+}
+
+TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
+  std::mt19937 rng(29);
+  on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
     for (int64_t stride : {1, 2}) {
       for (int64_t rows : {int64_t{3}, int64_t{37}, int64_t{300}}) {
         const AxisTable<float> t = mixed_table(rows, 400, stride, &rng);
         ASSERT_EQ(check_invariants(t), "");
         PassTable<float> plain(t, false, k.lanes);
         ASSERT_EQ(plain.consecutive_taps, stride == 1);
-        const int64_t outer = k.lanes + 3;
-        PassArgs<float> args;
-        args.table = &plain;
-        args.shape = {outer, t.src_len, t.rows, 1};
-        const auto src = random_bytes(DType::kFloat32, outer * t.src_len, &rng);
-        std::vector<float> simd(static_cast<size_t>(outer * t.rows), -7.0f);
-        std::vector<float> scalar(simd.size(), 7.0f);
-        fn(args, src.data(), simd.data(), 0, outer, scratch.data() + 3);
-        scalar_horizontal<float>(DType::kFloat32, DType::kFloat32)(args, src.data(), scalar.data(),
-                                                                   0, outer, nullptr);
-        for (size_t i = 0; i < simd.size(); ++i) {
-          ASSERT_EQ(std::memcmp(&simd[i], &scalar[i], sizeof(float)), 0)
-              << k.target << " stride " << stride << " rows " << rows << " element " << i;
-        }
+        expect_float32_rows_match_scalar(fn, plain, k.lanes + 3, 0, scratch + 3, &rng,
+                                         std::string(k.target) + " stride " +
+                                             std::to_string(stride) + " rows " +
+                                             std::to_string(rows));
       }
     }
-  }
-  EXPECT_GE(checked_targets, 2);
+  });
+}
+
+// Rows of two taps `width` columns apart, from column 5r + 3 (row r): a group of 4 outputs
+// spans width + 16 columns from a column 3 past a multiple of 4. The ring takes groups of up to
+// kRingColumns - Lanes + 1 columns (113 at 16 lanes: widths up to 97; at 8 lanes 105; at 4 lanes
+// 109; at 1 lane 112): one more, and filling the block of the group's last column could
+// overwrite its first. The widths lie on both sides of each bound (a group one column too wide
+// that starts at L - 1 modulo L is the one that would be overwritten) and far past it; 300 rows
+// are two ring chunks. Tiles of one and two vectors, and a call that starts inside the tensor.
+TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
+  std::mt19937 rng(31);
+  on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
+    std::uniform_real_distribution<float> w(-1.0f, 1.0f);
+    for (int64_t width : {60, 96, 97, 98, 104, 105, 106, 108, 109, 110, 112, 113, 114, 140, 260}) {
+      AxisTable<float> t;
+      t.rows = 300;
+      t.src_len = 5 * t.rows + width + 9;
+      t.offsets.push_back(0);
+      for (int64_t r = 0; r < t.rows; ++r) {
+        for (int64_t index : {5 * r + 3, 5 * r + 3 + width}) {
+          t.index.push_back(index);
+          t.weight.push_back(w(rng));
+        }
+        t.offsets.push_back(static_cast<int64_t>(t.index.size()));
+      }
+      ASSERT_EQ(check_invariants(t), "");
+      PassTable<float> plain(t, false, k.lanes);
+      for (int64_t outer : {int64_t{1}, 2 * k.lanes + 5}) {
+        expect_float32_rows_match_scalar(fn, plain, outer, outer / 2, scratch + 5, &rng,
+                                         std::string(k.target) + " width " + std::to_string(width) +
+                                             " outer " + std::to_string(outer));
+      }
+    }
+  });
 }
 
 }  // namespace
