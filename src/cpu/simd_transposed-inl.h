@@ -5,8 +5,8 @@
 // vertical kernel's arithmetic, lane by lane the scalar row's (acc = w0 * x0; acc = acc + wk *
 // xk; no FMA) - and the outputs are transposed back into the rows. No gathers, no per-output
 // window limit. The columns are transposed into a ring as the outputs advance (ring_chunk), or,
-// for premultiplied alpha and groups of outputs wider than the ring, a chunk's whole column range
-// first (linear_chunks); the arithmetic is the same.
+// for premultiplied alpha and for a chunk of outputs with a group wider than the ring, a chunk's
+// whole column range first (linear_chunks); the arithmetic is the same.
 //
 // Included by simd.cpp inside its per-target namespace, after the load/store helpers.
 // (No include guard: Highway compiles this once per target.)
@@ -61,8 +61,9 @@ HWY_INLINE void transpose_square(DF d, const VF* in, VF* out) {
 #endif
 }
 
-// Scratch of the transposed kernel, per thread: the columns of one chunk of a tile and its
-// outputs, kTiles vectors each (Lanes floats).
+// Scratch of the transposed kernel, per thread: room for the columns of one chunk of a tile
+// (linear_chunks; the ring and its mirror use the start of it) and for its outputs, kTiles
+// vectors each (Lanes floats).
 inline constexpr int64_t kTransposedMaxColumns = 2048;
 inline constexpr int64_t kTransposedMaxOutputs = 256;
 // A tile is up to kTiles row vectors (kTiles * Lanes rows): each weight is broadcast once for
@@ -70,20 +71,23 @@ inline constexpr int64_t kTransposedMaxOutputs = 256;
 // 0.735 ms and W7 0.630 -> 0.612 ms with two vectors instead of one; docs/performance.md).
 inline constexpr int64_t kTiles = 2;
 
-// The ring of transposed columns (horizontal_transposed's ring path): kRingColumns slots, column
-// j in slot j % kRingColumns, and after them a mirror of the first slots, so that the columns of
-// a group of outputs are consecutive in memory even where the ring wraps. A tile's columns are
-// transposed as its outputs advance, into memory that stays in L1 (16 KiB and the mirror with
-// two 16-lane row vectors), where transposing every column of a chunk first (linear_chunks)
-// writes them to L2 (128 KiB for 1024 columns) and reads them back from there. On the Zen 5 host
-// of docs/performance.md, W9's horizontal pass alone took 0.28 ms with 128 slots, 0.29 with 256
-// and 0.33 transposing whole chunks first (two threads).
+// Outputs whose chains run side by side (transposed_outputs), and the ring's unit of outputs.
+inline constexpr int64_t kChainGroup = 4;
+
+// The ring of transposed columns (ring_chunk): kRingColumns slots, column j in slot
+// j % kRingColumns, and after them a mirror of the first slots, so that the columns of a group of
+// outputs are consecutive in memory even where the ring wraps. A tile's columns are transposed
+// as its outputs advance, into memory that stays in L1 (16 KiB and the mirror with two 16-lane
+// row vectors), where transposing every column of a chunk first (linear_chunks) writes them to
+// L2 (128 KiB for 1024 columns) and reads them back from there. On the Zen 5 host of
+// docs/performance.md, W9's horizontal pass alone took 0.28 ms with 128 slots, 0.29 with 256 and
+// 0.33 transposing whole chunks first (two threads).
 inline constexpr int64_t kRingColumns = 128;
-// Outputs per ring chunk: the column ranges of its groups of kRingGroup outputs are found once
-// per call.
+// Outputs per ring chunk: the column ranges of its groups of kChainGroup outputs are found once
+// per call, into arrays of kRingChunk / kChainGroup.
 inline constexpr int64_t kRingChunk = 256;
-inline constexpr int64_t kRingGroup = 4;
 static_assert(2 * kRingColumns <= kTransposedMaxColumns, "the ring and its mirror in the scratch");
+static_assert(kRingChunk % kChainGroup == 0, "whole groups in a ring chunk");
 
 inline int64_t transposed_scratch_bytes() {
   return (kTransposedMaxColumns + kTransposedMaxOutputs) * kTiles *
@@ -92,20 +96,30 @@ inline int64_t transposed_scratch_bytes() {
 }
 
 // cols[(j - lo) * stride + l] = row l's element j, for j in [lo, hi] (stride: floats from one
-// column to the next).
+// column to the next); the same into `mirror` too when it is not null.
 template <size_t L, typename Tin>
 HWY_INLINE void transpose_columns_in(DF d, const Tin* const* rows, int64_t lo, int64_t hi,
-                                     float* cols, int64_t stride) {
+                                     float* cols, int64_t stride, float* mirror = nullptr) {
   int64_t j = lo;
   for (; j + static_cast<int64_t>(L) <= hi + 1; j += static_cast<int64_t>(L)) {
     VF in[L], out[L];
     for (size_t l = 0; l < L; ++l) in[l] = load(d, rows[l] + j);
     transpose_square<L>(d, in, out);
+    const int64_t at = (j - lo) * stride;
     for (size_t k = 0; k < L; ++k)
-      hn::Store(out[k], d, cols + (j - lo + static_cast<int64_t>(k)) * stride);
+      hn::Store(out[k], d, cols + at + static_cast<int64_t>(k) * stride);
+    if (mirror != nullptr) {
+      for (size_t k = 0; k < L; ++k) {
+        hn::Store(out[k], d, mirror + at + static_cast<int64_t>(k) * stride);
+      }
+    }
   }
   for (; j <= hi; ++j) {
-    for (size_t l = 0; l < L; ++l) cols[(j - lo) * stride + l] = load_as<float>(rows[l] + j);
+    for (size_t l = 0; l < L; ++l) {
+      const float v = load_as<float>(rows[l] + j);
+      cols[(j - lo) * stride + l] = v;
+      if (mirror != nullptr) mirror[(j - lo) * stride + l] = v;
+    }
   }
 }
 
@@ -136,7 +150,7 @@ template <bool kConsecutive, int64_t kT>
 HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, int64_t r1,
                                    int64_t lo, const float* cols, float* outs) {
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
-  constexpr int64_t kGroup = 4;
+  constexpr int64_t kGroup = kChainGroup;
   // Locals: the store may alias any memory, and the table's arrays would be reloaded.
   const int64_t* offsets = t.offsets.data();
   const int64_t* index = t.index.data();
@@ -258,33 +272,68 @@ void transposed_rows_scalar(const PassArgs<float>& a, const AxisTable<float>& t,
   }
 }
 
-// The row pointers of the tile of `live` rows from row o0 in `lanes` lanes: lanes past the last
-// row read it again; their results are not stored.
+// A tile of rows from row o0 (of items [o0, end)): kTiles row vectors while more than one
+// vector's rows are left, then one. Lanes past the last row read it again; their results are
+// not stored.
 template <typename Tin, typename Tout>
-HWY_INLINE void tile_rows(const PassShape& s, const Tin* src, Tout* dst, int64_t o0, int64_t live,
-                          int64_t lanes, const Tin** in_rows, Tout** out_rows) {
-  for (int64_t l = 0; l < lanes; ++l) {
-    const int64_t o = o0 + std::min(l, live - 1);
-    in_rows[l] = src + o * s.src_len;
-    out_rows[l] = dst + o * s.rows;
+struct Tile {
+  static constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(DF()));
+  int64_t vectors = 1;  // row vectors
+  int64_t live = 0;     // rows
+  const Tin* in[kTiles * kLanes];
+  Tout* out[kTiles * kLanes];
+
+  Tile(const PassShape& s, const Tin* src, Tout* dst, int64_t o0, int64_t end) {
+    vectors = end - o0 > kLanes ? kTiles : 1;
+    live = std::min(vectors * kLanes, end - o0);
+    for (int64_t l = 0; l < vectors * kLanes; ++l) {
+      const int64_t o = o0 + std::min(l, live - 1);
+      in[l] = src + o * s.src_len;
+      out[l] = dst + o * s.rows;
+    }
+  }
+};
+
+// f(consecutive, vectors) with both as constants (std::bool_constant,
+// std::integral_constant<int64_t>): the kernels' template arguments for a tile.
+template <class F>
+HWY_INLINE void with_tile_kind(bool consecutive, int64_t vectors, const F& f) {
+  using Two = std::integral_constant<int64_t, kTiles>;
+  using One = std::integral_constant<int64_t, 1>;
+  if (vectors == kTiles) {
+    if (consecutive) return f(std::true_type{}, Two{});
+    return f(std::false_type{}, Two{});
+  }
+  if (consecutive) return f(std::true_type{}, One{});
+  f(std::false_type{}, One{});
+}
+
+// [*lo, *hi] widened to the columns the taps of outputs [r0, r1) read, in whole pixels of `pixel`
+// columns (a row's indices do not decrease: AxisTable).
+inline void widen_to_taps(const AxisTable<float>& t, int64_t r0, int64_t r1, int64_t pixel,
+                          int64_t* lo, int64_t* hi) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+    if (e0 == e1) continue;
+    *lo = std::min(*lo, t.index[e0] / pixel * pixel);
+    *hi = std::max(*hi, t.index[e1 - 1] / pixel * pixel + pixel - 1);
   }
 }
 
 // Outputs [q0, q1) of rows [begin, end) with the whole column range of each chunk of outputs
 // transposed first (the columns of at most kTransposedMaxColumns, the outputs of at most
-// kTransposedMaxOutputs): the path for premultiplied alpha (whole pixels) and for groups of
-// outputs wider than the ring.
+// kTransposedMaxOutputs): the path for premultiplied alpha (whole pixels) and for a ring chunk
+// with a group of outputs wider than the ring.
 template <typename Tin, typename Tout>
 void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t begin, int64_t end,
                    int64_t q0, int64_t q1, float* cols, float* outs) {
   const DF d;
-  constexpr size_t L = hn::MaxLanes(DF());
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
   const AxisTable<float>& t = a.table->table;
   // Premultiplied alpha works on whole pixels: output groups and column ranges of `group`.
   const bool alpha = a.premultiply || a.unpremultiply;
   const int64_t group = alpha ? a.alpha_channels : 1;
   const int64_t max_outputs = kTransposedMaxOutputs / group * group;
-  const bool consecutive = a.table->consecutive_taps;
   // Chunks of outputs outside, tiles of rows inside: a chunk's column range is found once per
   // call, not once per tile.
   for (int64_t r0 = q0; r0 < q1;) {
@@ -293,54 +342,36 @@ void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t 
     int64_t lo = INT64_MAX, hi = -1, r1 = r0;
     for (; r1 < q1 && r1 - r0 < max_outputs; r1 += group) {
       int64_t new_lo = lo, new_hi = hi;
-      for (int64_t r = r1; r < r1 + group; ++r) {
-        const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-        if (e0 == e1) continue;
-        new_lo = std::min(new_lo, t.index[e0] / group * group);
-        new_hi = std::max(new_hi, t.index[e1 - 1] / group * group + group - 1);
-      }
+      widen_to_taps(t, r1, r1 + group, group, &new_lo, &new_hi);
       if (new_hi - new_lo + 1 > kTransposedMaxColumns) break;
       lo = new_lo;
       hi = new_hi;
     }
     const bool too_wide = r1 == r0;  // one output group wider than the scratch
     if (too_wide) r1 = r0 + group;
-    // Tiles of kTiles row vectors while more than one vector's rows are left, then of one.
     for (int64_t o0 = begin; o0 < end;) {
-      const int64_t tiles = end - o0 > static_cast<int64_t>(L) ? kTiles : 1;
-      const int64_t stride = tiles * static_cast<int64_t>(L);
-      const int64_t live_rows = std::min<int64_t>(stride, end - o0);
-      const Tin* in_rows[kTiles * L];
-      Tout* out_rows[kTiles * L];
-      tile_rows(a.shape, src, dst, o0, live_rows, stride, in_rows, out_rows);
-      o0 += live_rows;
+      const Tile<Tin, Tout> tile(a.shape, src, dst, o0, end);
+      o0 += tile.live;
       if (too_wide) {  // its rows one by one
-        for (int64_t l = 0; l < live_rows; ++l) {
-          transposed_rows_scalar(a, t, r0, r1, in_rows[l], out_rows[l]);
+        for (int64_t l = 0; l < tile.live; ++l) {
+          transposed_rows_scalar(a, t, r0, r1, tile.in[l], tile.out[l]);
         }
         continue;
       }
-      for (int64_t u = 0; u < tiles; ++u) {
-        if (hi < lo) break;
-        transpose_columns_in<L>(d, in_rows + u * L, lo, hi, cols + u * L, stride);
+      const int64_t stride = tile.vectors * L;
+      for (int64_t u = 0; u < tile.vectors && lo <= hi; ++u) {
+        transpose_columns_in<L>(d, tile.in + u * L, lo, hi, cols + u * L, stride);
         if (a.premultiply) premultiply_columns(d, lo, hi, group, stride, cols + u * L);
       }
-      if (tiles == kTiles) {
-        if (consecutive) {
-          transposed_outputs<true, kTiles>(d, t, r0, r1, lo, cols, outs);
-        } else {
-          transposed_outputs<false, kTiles>(d, t, r0, r1, lo, cols, outs);
-        }
-      } else if (consecutive) {
-        transposed_outputs<true, 1>(d, t, r0, r1, lo, cols, outs);
-      } else {
-        transposed_outputs<false, 1>(d, t, r0, r1, lo, cols, outs);
-      }
-      for (int64_t u = 0; u < tiles; ++u) {
-        const int64_t live = std::min<int64_t>(static_cast<int64_t>(L), live_rows - u * L);
+      with_tile_kind(a.table->consecutive_taps, tile.vectors, [&](auto consecutive, auto vectors) {
+        transposed_outputs<decltype(consecutive)::value, decltype(vectors)::value>(d, t, r0, r1, lo,
+                                                                                   cols, outs);
+      });
+      for (int64_t u = 0; u < tile.vectors; ++u) {
+        const int64_t live = std::min(L, tile.live - u * L);
         if (live <= 0) break;
         if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, stride, outs + u * L);
-        transpose_outputs_out<L>(d, outs + u * L, r0, r1, stride, out_rows + u * L,
+        transpose_outputs_out<L>(d, outs + u * L, r0, r1, stride, tile.out + u * L,
                                  static_cast<size_t>(live));
       }
     }
@@ -348,71 +379,49 @@ void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t 
   }
 }
 
-// Columns [j, j + L) of the tile's kT row vectors (those before src_len) into the ring at `at`,
-// and at `mirror` too when it is not null.
-template <int64_t kT, typename Tin>
-HWY_INLINE void ring_block_in(DF d, const Tin* const* rows, int64_t j, int64_t src_len, float* at,
-                              float* mirror) {
-  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
-  constexpr int64_t stride = kT * L;
-  if (j + L > src_len) {  // the row's last, partial block
-    for (int64_t c = j; c < src_len; ++c) {
-      for (int64_t l = 0; l < stride; ++l) {
-        const float v = load_as<float>(rows[l] + c);
-        at[(c - j) * stride + l] = v;
-        if (mirror != nullptr) mirror[(c - j) * stride + l] = v;
-      }
-    }
-    return;
-  }
-  for (int64_t u = 0; u < kT; ++u) {
-    VF in[L], out[L];
-    for (int64_t l = 0; l < L; ++l) in[l] = load(d, rows[u * L + l] + j);
-    transpose_square<L>(d, in, out);
-    for (int64_t k = 0; k < L; ++k) hn::Store(out[k], d, at + k * stride + u * L);
-    if (mirror != nullptr) {
-      for (int64_t k = 0; k < L; ++k) hn::Store(out[k], d, mirror + k * stride + u * L);
-    }
-  }
-}
-
-// The outputs [q0, q1) of one tile of kT row vectors through the ring: per group of kRingGroup
-// outputs (columns glo[g] .. ghi[g]), the blocks of L columns up to ghi[g] not yet in the ring are
-// transposed into it (slot j % kRingColumns; slots below `mirror` also after the ring), then the
-// group's outputs are computed from its columns, consecutive in memory from slot glo[g]; every L
-// outputs are transposed out into the rows. A group whose columns were overwritten or lie past
-// the ring's (a table that is not monotone, or a gap) starts the ring again at its first block.
+// The outputs [q0, q1) of one tile of kT row vectors through the ring: per group of kChainGroup
+// outputs (columns group_lo[g] .. group_hi[g]), the blocks of L columns up to group_hi[g] not yet
+// in the ring are transposed into it (column j in slot j % kRingColumns; the first
+// `mirrored_slots` slots also after the ring), then the group's outputs are computed from its
+// columns, consecutive in memory from group_lo[g]'s slot; every L outputs are transposed out into
+// the rows. A group whose first column was overwritten or lies past the ring's (a table that is
+// not monotone, or a gap) starts the ring again at the block of its first column.
 template <bool kConsecutive, int64_t kT, typename Tin, typename Tout>
 HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int64_t q0, int64_t q1,
-                          const int64_t* glo, const int64_t* ghi, int64_t mirror,
-                          const Tin* const* in_rows, Tout* const* out_rows, int64_t live_rows,
-                          float* ring, float* outs) {
+                          const int64_t* group_lo, const int64_t* group_hi, int64_t mirrored_slots,
+                          const Tile<Tin, Tout>& tile, float* ring, float* outs) {
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
   constexpr int64_t stride = kT * L;
+  static_assert(kRingColumns % L == 0, "blocks of L columns never cross the ring's end");
+  static_assert(L % kChainGroup == 0 || kChainGroup % L == 0, "groups within batches, or one");
   int64_t next = 0, valid = 0;  // the ring holds columns [valid, next); next is a multiple of L
   for (int64_t b0 = q0; b0 < q1; b0 += L) {
     const int64_t b1 = std::min(b0 + L, q1);
-    for (int64_t g0 = b0; g0 < b1; g0 += kRingGroup) {
-      const int64_t g = (g0 - q0) / kRingGroup;
-      const int64_t lo = glo[g], hi = ghi[g];
+    for (int64_t g0 = b0; g0 < b1; g0 += kChainGroup) {
+      const int64_t g = (g0 - q0) / kChainGroup;
+      const int64_t lo = group_lo[g], hi = group_hi[g];
       const float* at = ring;  // (a group without taps reads no column)
       if (hi >= lo) {
         if (lo < valid || lo >= next) next = valid = lo / L * L;
         for (; next <= hi; next += L) {
           const int64_t slot = next % kRingColumns;
-          ring_block_in<kT>(d, in_rows, next, src_len, ring + slot * stride,
-                            slot < mirror ? ring + (kRingColumns + slot) * stride : nullptr);
+          float* mirror = slot < mirrored_slots ? ring + (kRingColumns + slot) * stride : nullptr;
+          for (int64_t u = 0; u < kT; ++u) {
+            transpose_columns_in<L>(d, tile.in + u * L, next, std::min(next + L, src_len) - 1,
+                                    ring + slot * stride + u * L, stride,
+                                    mirror == nullptr ? nullptr : mirror + u * L);
+          }
         }
         valid = std::max(valid, next - kRingColumns);
         at = ring + (lo % kRingColumns) * stride;
       }
-      transposed_outputs<kConsecutive, kT>(d, t, g0, std::min(g0 + kRingGroup, b1), lo, at,
+      transposed_outputs<kConsecutive, kT>(d, t, g0, std::min(g0 + kChainGroup, b1), lo, at,
                                            outs + (g0 - b0) * stride);
     }
     for (int64_t u = 0; u < kT; ++u) {
-      const int64_t live = std::min(L, live_rows - u * L);
+      const int64_t live = std::min(L, tile.live - u * L);
       if (live <= 0) break;
-      transpose_outputs_out<L>(d, outs + u * L, b0, b1, stride, out_rows + u * L,
+      transpose_outputs_out<L>(d, outs + u * L, b0, b1, stride, tile.out + u * L,
                                static_cast<size_t>(live));
     }
   }
@@ -427,68 +436,41 @@ bool ring_chunk(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t beg
   const DF d;
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
   const AxisTable<float>& t = a.table->table;
-  const bool consecutive = a.table->consecutive_taps;
-  int64_t glo[kRingChunk / kRingGroup], ghi[kRingChunk / kRingGroup];
+  int64_t group_lo[kRingChunk / kChainGroup], group_hi[kRingChunk / kChainGroup];
   int64_t span = 0;
-  for (int64_t g0 = q0; g0 < q1; g0 += kRingGroup) {
-    int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t r = g0; r < std::min(g0 + kRingGroup, q1); ++r) {
-      const int64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-      if (e0 == e1) continue;
-      if (consecutive) {
-        lo = std::min(lo, t.index[e0]);
-        hi = std::max(hi, t.index[e1 - 1]);
-      } else {
-        for (int64_t e = e0; e < e1; ++e) {
-          lo = std::min(lo, t.index[e]);
-          hi = std::max(hi, t.index[e]);
-        }
-      }
-    }
-    glo[(g0 - q0) / kRingGroup] = lo;
-    ghi[(g0 - q0) / kRingGroup] = hi;
-    if (hi >= lo) span = std::max(span, hi - lo + 1);
+  for (int64_t g0 = q0; g0 < q1; g0 += kChainGroup) {
+    const int64_t g = (g0 - q0) / kChainGroup;
+    group_lo[g] = INT64_MAX;
+    group_hi[g] = -1;
+    widen_to_taps(t, g0, std::min(g0 + kChainGroup, q1), 1, &group_lo[g], &group_hi[g]);
+    if (group_hi[g] >= group_lo[g]) span = std::max(span, group_hi[g] - group_lo[g] + 1);
   }
   if (span > kRingColumns - L + 1) return false;
-  const int64_t mirror = (span + L - 1) / L * L;
+  const int64_t mirrored_slots = (span + L - 1) / L * L;
   for (int64_t o0 = begin; o0 < end;) {
-    const bool two = end - o0 > L;
-    const int64_t stride = (two ? kTiles : 1) * L;
-    const int64_t live_rows = std::min(stride, end - o0);
-    const Tin* in_rows[kTiles * L];
-    Tout* out_rows[kTiles * L];
-    tile_rows(a.shape, src, dst, o0, live_rows, stride, in_rows, out_rows);
-    o0 += live_rows;
-    auto run = [&](auto consecutive_c, auto tiles_c) HWY_ATTR {
-      ring_tile<decltype(consecutive_c)::value, decltype(tiles_c)::value>(
-          d, t, a.shape.src_len, q0, q1, glo, ghi, mirror, in_rows, out_rows, live_rows, ring,
-          outs);
-    };
-    if (two) {
-      if (consecutive) {
-        run(std::true_type{}, std::integral_constant<int64_t, kTiles>{});
-      } else {
-        run(std::false_type{}, std::integral_constant<int64_t, kTiles>{});
-      }
-    } else if (consecutive) {
-      run(std::true_type{}, std::integral_constant<int64_t, 1>{});
-    } else {
-      run(std::false_type{}, std::integral_constant<int64_t, 1>{});
-    }
+    const Tile<Tin, Tout> tile(a.shape, src, dst, o0, end);
+    o0 += tile.live;
+    with_tile_kind(a.table->consecutive_taps, tile.vectors, [&](auto consecutive, auto vectors) {
+      ring_tile<decltype(consecutive)::value, decltype(vectors)::value>(
+          d, t, a.shape.src_len, q0, q1, group_lo, group_hi, mirrored_slots, tile, ring, outs);
+    });
   }
   return true;
 }
 
+// Items [begin, end) (rows) of a horizontal pass through transposed tiles: ring chunks of
+// kRingChunk outputs, each through linear_chunks where a group of it is wider than the ring;
+// premultiplied alpha all through linear_chunks.
 template <typename Tin, typename Tout>
 void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                            int64_t end, void* scratch) {
-  constexpr size_t L = hn::MaxLanes(DF());
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
   const PassShape& s = a.shape;
   const Tin* src = static_cast<const Tin*>(src_v);
   Tout* dst = static_cast<Tout*>(dst_v);
   auto* base = static_cast<unsigned char*>(scratch);
   float* cols = reinterpret_cast<float*>(base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64);
-  float* outs = cols + kTransposedMaxColumns * kTiles * static_cast<int64_t>(L);
+  float* outs = cols + kTransposedMaxColumns * kTiles * L;
   if (a.premultiply || a.unpremultiply) {
     linear_chunks(a, src, dst, begin, end, 0, s.rows, cols, outs);
     return;

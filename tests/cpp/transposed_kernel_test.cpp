@@ -3,8 +3,8 @@
 // scalar kernel: every storage-type pair, row counts around the vector length (partial tiles),
 // outputs and columns around it (transpose tails), item ranges that start inside the tensor,
 // interleaved channels, chunks of outputs bounded by the scratch, one output wider than the
-// scratch, and groups of outputs around the capacity of the ring of transposed columns. Results
-// must be bitwise equal (NaN equals NaN).
+// scratch, groups of outputs around the capacity of the ring of transposed columns, and groups
+// that jump back. Results must be bitwise equal (NaN equals NaN).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -159,10 +159,10 @@ TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
         ASSERT_EQ(check_invariants(t), "");
         PassTable<float> plain(t, false, k.lanes);
         ASSERT_EQ(plain.consecutive_taps, stride == 1);
-        expect_float32_rows_match_scalar(fn, plain, k.lanes + 3, 0, scratch + 3, &rng,
-                                         std::string(k.target) + " stride " +
-                                             std::to_string(stride) + " rows " +
-                                             std::to_string(rows));
+        ASSERT_NO_FATAL_FAILURE(expect_float32_rows_match_scalar(
+            fn, plain, k.lanes + 3, 0, scratch + 3, &rng,
+            std::string(k.target) + " stride " + std::to_string(stride) + " rows " +
+                std::to_string(rows)));
       }
     }
   });
@@ -174,7 +174,10 @@ TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
 // 109; at 1 lane 112): one more, and filling the block of the group's last column could
 // overwrite its first. The widths lie on both sides of each bound (a group one column too wide
 // that starts at L - 1 modulo L is the one that would be overwritten) and far past it; 300 rows
-// are two ring chunks. Tiles of one and two vectors, and a call that starts inside the tensor.
+// are two ring chunks. The last tap is the row's last column, which is not a multiple of the
+// lanes for even widths: the last, partial block lands in a mirrored slot that the last group
+// reads past the ring's end. Tiles of one and two vectors, and a call that starts inside the
+// tensor. (Which path ran is not visible: a ring that took fewer groups would pass too.)
 TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
   std::mt19937 rng(31);
   on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
@@ -182,7 +185,7 @@ TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
     for (int64_t width : {60, 96, 97, 98, 104, 105, 106, 108, 109, 110, 112, 113, 114, 140, 260}) {
       AxisTable<float> t;
       t.rows = 300;
-      t.src_len = 5 * t.rows + width + 9;
+      t.src_len = 5 * (t.rows - 1) + 3 + width + 1;
       t.offsets.push_back(0);
       for (int64_t r = 0; r < t.rows; ++r) {
         for (int64_t index : {5 * r + 3, 5 * r + 3 + width}) {
@@ -194,10 +197,45 @@ TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
       ASSERT_EQ(check_invariants(t), "");
       PassTable<float> plain(t, false, k.lanes);
       for (int64_t outer : {int64_t{1}, 2 * k.lanes + 5}) {
-        expect_float32_rows_match_scalar(fn, plain, outer, outer / 2, scratch + 5, &rng,
-                                         std::string(k.target) + " width " + std::to_string(width) +
-                                             " outer " + std::to_string(outer));
+        ASSERT_NO_FATAL_FAILURE(expect_float32_rows_match_scalar(
+            fn, plain, outer, outer / 2, scratch + 5, &rng,
+            std::string(k.target) + " width " + std::to_string(width) + " outer " +
+                std::to_string(outer)));
       }
+    }
+  });
+}
+
+// Narrow groups (rows of two taps 3 columns apart, 4 rows a group, each row one column after the
+// one before) whose first columns jump: forward past a gap (to 1000, 16 columns a group), a
+// short way back (to 980: below the columns the ring holds since its restart at the block of
+// 1000, though within 128 columns of its end), far back (to 500) and forward again (to 1500).
+// Each jump back must start the ring again; one that read the ring's slots instead would read
+// columns never transposed since.
+TEST(TransposedKernel, GroupsThatJumpBackMatchScalar) {
+  std::mt19937 rng(37);
+  const std::vector<int64_t> group_first = {0,   8,   16,  24,  1000, 1016, 1032, 1048,
+                                            980, 500, 510, 520, 1500, 1520, 1540, 1560};
+  AxisTable<float> t;
+  t.rows = static_cast<int64_t>(group_first.size()) * 4;
+  t.src_len = 2000;
+  t.offsets.push_back(0);
+  std::uniform_real_distribution<float> w(-1.0f, 1.0f);
+  for (int64_t r = 0; r < t.rows; ++r) {
+    const int64_t first = group_first[static_cast<size_t>(r / 4)] + r % 4;
+    for (int64_t index : {first, first + 3}) {
+      t.index.push_back(index);
+      t.weight.push_back(w(rng));
+    }
+    t.offsets.push_back(static_cast<int64_t>(t.index.size()));
+  }
+  ASSERT_EQ(check_invariants(t), "");
+  on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
+    PassTable<float> plain(t, false, k.lanes);
+    for (int64_t outer : {int64_t{1}, 2 * k.lanes + 1}) {
+      ASSERT_NO_FATAL_FAILURE(expect_float32_rows_match_scalar(
+          fn, plain, outer, 0, scratch + 1, &rng,
+          std::string(k.target) + " outer " + std::to_string(outer)));
     }
   });
 }
