@@ -294,6 +294,22 @@ struct Tile {
   }
 };
 
+// The tile's outputs [r0, r1), vector u's at outs + u * L (`stride` floats from one output to the
+// next), transposed out into its live rows; with `unpremultiply`, colour outputs are divided by
+// their pixel's alpha output first (pixels of `channels` outputs).
+template <typename Tin, typename Tout>
+HWY_INLINE void tile_outputs_out(DF d, const Tile<Tin, Tout>& tile, float* outs, int64_t r0,
+                                 int64_t r1, int64_t stride, bool unpremultiply, int64_t channels) {
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
+  for (int64_t u = 0; u < tile.vectors; ++u) {
+    const int64_t live = std::min(L, tile.live - u * L);
+    if (live <= 0) break;
+    if (unpremultiply) unpremultiply_outputs(d, r0, r1, channels, stride, outs + u * L);
+    transpose_outputs_out<L>(d, outs + u * L, r0, r1, stride, tile.out + u * L,
+                             static_cast<size_t>(live));
+  }
+}
+
 // f(consecutive, vectors) with both as constants (std::bool_constant,
 // std::integral_constant<int64_t>): the kernels' template arguments for a tile.
 template <class F>
@@ -367,13 +383,7 @@ void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t 
         transposed_outputs<decltype(consecutive)::value, decltype(vectors)::value>(d, t, r0, r1, lo,
                                                                                    cols, outs);
       });
-      for (int64_t u = 0; u < tile.vectors; ++u) {
-        const int64_t live = std::min(L, tile.live - u * L);
-        if (live <= 0) break;
-        if (a.unpremultiply) unpremultiply_outputs(d, r0, r1, group, stride, outs + u * L);
-        transpose_outputs_out<L>(d, outs + u * L, r0, r1, stride, tile.out + u * L,
-                                 static_cast<size_t>(live));
-      }
+      tile_outputs_out(d, tile, outs, r0, r1, stride, a.unpremultiply, group);
     }
     r0 = r1;
   }
@@ -418,12 +428,7 @@ HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int6
       transposed_outputs<kConsecutive, kT>(d, t, g0, std::min(g0 + kChainGroup, b1), lo, at,
                                            outs + (g0 - b0) * stride);
     }
-    for (int64_t u = 0; u < kT; ++u) {
-      const int64_t live = std::min(L, tile.live - u * L);
-      if (live <= 0) break;
-      transpose_outputs_out<L>(d, outs + u * L, b0, b1, stride, tile.out + u * L,
-                               static_cast<size_t>(live));
-    }
+    tile_outputs_out(d, tile, outs, b0, b1, stride, false, 1);
   }
 }
 
