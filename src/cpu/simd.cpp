@@ -271,7 +271,9 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     }
     const Tin* x0 = plane + (index[e0] - bias) * inner;
     const float w0 = weight[e0];
-    auto put = [&](VF acc, int64_t i) {
+    // Inlined by attribute: left to GCC's budget for this file, the bfloat16 store was called out
+    // of line once per vector (docs/design.md, "Hot lambdas are inlined by attribute").
+    auto put = [&](VF acc, int64_t i) HWY_ATTR __attribute__((always_inline)) {
       if constexpr (kStream) {
         if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
           hn::Stream(canonical(acc, d), d, out + i);

@@ -156,22 +156,23 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
   const int64_t* index = t.index.data();
   const float* weight = t.weight.data();
   // Tap e's column (its first vector); for consecutive taps, tap k of a row whose first tap is e0.
-  const auto column = [&](int64_t e0, int64_t k) {
+  const auto column = [&](int64_t e0, int64_t k) HWY_ATTR __attribute__((always_inline)) {
     return kConsecutive ? cols + (index[e0] - lo + k) * kT * L
                         : cols + (index[e0 + k] - lo) * kT * L;
   };
-  // A chain's first product, and each later step, for the kT vectors.
-  const auto first = [&](VF* acc, int64_t e0) {
+  // A chain's first product, and each later step, for the kT vectors. (These lambdas are inlined
+  // by attribute: docs/design.md, "Hot lambdas are inlined by attribute".)
+  const auto first = [&](VF * acc, int64_t e0) HWY_ATTR __attribute__((always_inline)) {
     const VF w = hn::Set(d, weight[e0]);
     const float* c = column(e0, 0);
     for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Mul(w, hn::Load(d, c + u * L));
   };
-  const auto step = [&](VF* acc, int64_t e0, int64_t k) {
+  const auto step = [&](VF * acc, int64_t e0, int64_t k) HWY_ATTR __attribute__((always_inline)) {
     const VF w = hn::Set(d, weight[e0 + k]);
     const float* c = column(e0, k);
     for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Add(acc[u], hn::Mul(w, hn::Load(d, c + u * L)));
   };
-  const auto put = [&](const VF* acc, int64_t r) {
+  const auto put = [&](const VF* acc, int64_t r) HWY_ATTR __attribute__((always_inline)) {
     for (int64_t u = 0; u < kT; ++u) hn::Store(acc[u], d, outs + ((r - r0) * kT + u) * L);
   };
   // One output's whole chain (zero for a row without taps).
