@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
+#include <thread>
 
 #include "floor.hpp"
 #include "subject.hpp"
@@ -66,6 +68,24 @@ double sum_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return s;
+}
+
+// Returns once no thread of the process has run for a whole 5 ms step (at most 1 s), so that the
+// floor does not share the cores with the library's idle threads: GNU OpenMP's workers spin after a
+// parallel region (about 6 ms of CPU time on the Zen 5 host), and a floor started right after the
+// library's calls took 2-2.5x its time with ordinary stores in about half the runs of W1 and W9
+// (docs/performance.md, "The floor measured while the library's threads spun").
+void wait_until_idle() {
+  const auto cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  };
+  for (int step = 0; step < 200; ++step) {
+    const double before = cpu_ms();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (cpu_ms() - before < 0.5) return;
+  }
 }
 
 // 3 warm-up runs and `reps` timed runs of the floor with `stores`.
@@ -179,6 +199,7 @@ Result run_workload(const Workload& w, const RunOptions& opt, Pool& pool) {
   auto floor_progress = [&](int base) {
     return [&progress, base, reps](int done) { progress("floor", base + done, 2 * reps); };
   };
+  wait_until_idle();
   r.floor_normal = time_floor(*subject, reps, pool, FloorStores::kNormal, floor_progress(0));
   r.floor_streaming =
       time_floor(*subject, reps, pool, FloorStores::kStreaming, floor_progress(reps));
