@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <thread>
@@ -70,10 +71,9 @@ double sum_of(const std::vector<double>& v) {
   return s;
 }
 
-// Returns once no thread of the process has run for a whole 5 ms step (at most 1 s), so that the
-// floor does not share the cores with the library's idle threads: GNU OpenMP's workers spin after a
-// parallel region (about 6 ms of CPU time on the Zen 5 host), and a floor started right after the
-// library's calls took 2-2.5x its time with ordinary stores in about half the runs of W1 and W9
+// Returns once the process has used less than 0.5 ms of CPU time over a 5 ms step (at most about
+// 1 s, then with a warning on stderr), so that the floor does not share the cores with the
+// library's idle threads: GNU OpenMP's workers spin for a while after a parallel region
 // (docs/performance.md, "The floor measured while the library's threads spun").
 void wait_until_idle() {
   const auto cpu_ms = [] {
@@ -86,6 +86,7 @@ void wait_until_idle() {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (cpu_ms() - before < 0.5) return;
   }
+  std::fprintf(stderr, "upsample_bench: threads still busy after 1 s; the floor may be slow\n");
 }
 
 // 3 warm-up runs and `reps` timed runs of the floor with `stores`.

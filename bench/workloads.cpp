@@ -265,10 +265,10 @@ void Pool::run(const std::function<void(int)>& task) {
 // A worker spins (then yields) for its next task only within kSpinWindow of its last one, so that
 // the floor's back-to-back runs start at once; otherwise it sleeps. It does not spin before its
 // first task: a worker spinning while the library's calls are timed would take a core from the
-// library's threads (200,000 yields, the cap before, took about 250 ms on the Zen 5 host).
+// library's threads (docs/performance.md, "The floor measured while the library's threads spun").
 void Pool::loop(int t) {
   using Clock = std::chrono::steady_clock;
-  constexpr auto kSpinWindow = std::chrono::milliseconds(1);
+  constexpr auto kSpinWindow = std::chrono::milliseconds(5);
   uint64_t seen = 0;
   bool ran = false;
   Clock::time_point last_end;

@@ -77,7 +77,7 @@ void fill_random(void* data, int64_t n, DType dtype, uint32_t seed);
 
 // A minimal persistent thread pool for the floor kernel: worker t runs task(t) for t in
 // 1..n-1, the caller runs task(0). Waiting threads spin briefly, then yield their core; a worker
-// sleeps before its first task and from 1 ms after its last (Pool::loop).
+// sleeps before its first task and from 5 ms after its last (Pool::loop).
 class Pool {
  public:
   explicit Pool(int n);

@@ -271,8 +271,8 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     }
     const Tin* x0 = plane + (index[e0] - bias) * inner;
     const float w0 = weight[e0];
-    // Inlined by attribute: left to GCC's budget for this file, the bfloat16 store was called out
-    // of line once per vector (docs/design.md, "Hot lambdas are inlined by attribute").
+    // Inlined by attribute, not left to GCC's inlining budget for this file (docs/design.md,
+    // "Hot lambdas are inlined by attribute").
     auto put = [&](VF acc, int64_t i) HWY_ATTR __attribute__((always_inline)) {
       if constexpr (kStream) {
         if (reinterpret_cast<uintptr_t>(out + i) % (lanes * sizeof(float)) == 0) {
@@ -551,7 +551,7 @@ HWY_INLINE VF window_tap(DF d, DI di, int kind, hn::Vec<DI> rel, VF v0, VF v1, V
   const auto lane = hn::IndicesFromVec(d, hn::And(rel, low_bits));
   const auto which = hn::AndNot(low_bits, rel);  // (rel / lanes) * lanes
   VF tap = hn::TableLookupLanes(v0, lane);
-  auto pick = [&](VF v, int32_t q) {
+  auto pick = [&](VF v, int32_t q) HWY_ATTR __attribute__((always_inline)) {
     const auto here = hn::Eq(which, hn::Set(di, q * lanes));
     tap = hn::IfThenElse(hn::RebindMask(d, here), hn::TableLookupLanes(v, lane), tap);
   };

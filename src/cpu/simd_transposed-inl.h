@@ -176,7 +176,7 @@ HWY_INLINE void transposed_outputs(DF d, const AxisTable<float>& t, int64_t r0, 
     for (int64_t u = 0; u < kT; ++u) hn::Store(acc[u], d, outs + ((r - r0) * kT + u) * L);
   };
   // One output's whole chain (zero for a row without taps).
-  const auto one = [&](int64_t r) {
+  const auto one = [&](int64_t r) HWY_ATTR __attribute__((always_inline)) {
     const int64_t e0 = offsets[r], n = offsets[r + 1] - e0;
     VF acc[kT];
     for (int64_t u = 0; u < kT; ++u) acc[u] = hn::Zero(d);
