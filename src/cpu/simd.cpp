@@ -206,6 +206,22 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
   }
   return i;
 }
+
+// Output rows [0, n) of a run (offsets: the run's first row's in the table; out: its output),
+// each of kTaps taps and of whole vectors (inner a multiple of Lanes): per row only its source
+// rows and weights are set, the per-row tests of vertical() are made once for the run. Row by
+// row the operations of vertical_held, so the same bits.
+template <int kTaps, typename Tin, typename Tout>
+HWY_INLINE void vertical_held_rows(DF d, const Tin* plane, const int64_t* offsets,
+                                   const int64_t* index, const float* weight, int64_t bias,
+                                   int64_t inner, int64_t n, Tout* out) {
+  for (int64_t j = 0; j < n; ++j, out += inner) {
+    auto put = [&](VF acc, int64_t i) HWY_ATTR __attribute__((always_inline)) {
+      store(acc, d, out + i);
+    };
+    vertical_held<kTaps>(d, plane, index + offsets[j], weight + offsets[j], bias, inner, put);
+  }
+}
 #endif
 
 // Prefetches the source rows that table row r + ahead starts reading (those after the last tap
@@ -254,6 +270,10 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   const int64_t dst_bias = a.dst_item_bias;
   const int64_t ahead = a.prefetch_rows_ahead;
   Tout* dst = static_cast<Tout*>(dst_v);
+#if !HWY_HAVE_SCALABLE
+  // Rows of whole vectors, neither streamed nor prefetched: runs of rows with equal tap counts.
+  const bool runs = !kStream && ahead == 0 && inner % lanes == 0;
+#endif
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
   int64_t o = begin / rows, r = begin % rows;
   for (int64_t item = begin; item < end; ++item, ++r) {
@@ -269,6 +289,22 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       for (int64_t i = 0; i < inner; ++i) store_result(out + i, 0.0f);
       continue;
     }
+#if !HWY_HAVE_SCALABLE
+    // This row and the rows after it in the plane and the items with as many (1 to 8) taps, in
+    // one call (W17's 128 rows of 8 vectors a plane: docs/performance.md, "Runs of rows").
+    if (runs && e1 - e0 <= 8) {
+      const int64_t taps = e1 - e0, limit = std::min(end - item, rows - r);
+      int64_t n = 1;
+      while (n < limit && offsets[r + n + 1] - offsets[r + n] == taps) ++n;
+      with_held_taps(taps, [&](auto k) {
+        vertical_held_rows<decltype(k)::value>(d, plane, offsets + r, index, weight, bias, inner, n,
+                                               out);
+      });
+      item += n - 1;
+      r += n - 1;
+      continue;
+    }
+#endif
     const Tin* x0 = plane + (index[e0] - bias) * inner;
     const float w0 = weight[e0];
     // Inlined by attribute, not left to GCC's inlining budget for this file (docs/design.md,
