@@ -662,40 +662,48 @@ TEST(KernelTargets, ConversionsAreExactOnEveryTarget) {
 }
 
 // The vertical kernels' stores too: rows of one tap (weight 1: the values themselves) over the
-// narrowing cases, each row 5 full vectors and a tail. Vectors with and without NaN or denormal
-// lanes both occur (with AVX512_BF16 a bfloat16 vector without them is converted in one
-// instruction, the others the portable way).
+// narrowing cases, each row 5 full vectors and a tail, or 4 full vectors (rows of whole vectors
+// run in runs of rows: vertical_held_rows). Vectors with and without NaN or denormal lanes both
+// occur, and so do rows of 4 vectors with and without them (with AVX512_BF16 a bfloat16 vector
+// without them is converted in one instruction, the others the portable way).
 TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
   ForEachTarget targets;
   const std::vector<float> values = narrowing_cases();
   for (int64_t target : targets.targets()) {
-    const SimdKernels& k = targets.use(target);
-    const int64_t inner = 5 * k.lanes + 3;
-    const int64_t rows = static_cast<int64_t>(values.size()) / inner;
-    const PassTable<float> unit(unit_table(rows), false, k.lanes);
-    PassArgs<float> args;
-    args.table = &unit;
-    args.shape = {1, rows, rows, inner};
-    std::vector<unsigned char> src(static_cast<size_t>(rows * inner) * 4);
-    std::memcpy(src.data(), values.data(), src.size());
-    int64_t vectors = 0, special_vectors = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t v = 0; v + k.lanes <= inner; v += k.lanes, ++vectors) {
-        const float* first = &values[r * inner + v];
-        special_vectors += std::any_of(first, first + k.lanes, [](float f) {
-          return std::isnan(f) || std::fpclassify(f) == FP_SUBNORMAL;
-        });
+    for (const bool tail : {true, false}) {
+      const SimdKernels& k = targets.use(target);
+      const int64_t inner = tail ? 5 * k.lanes + 3 : 4 * k.lanes;
+      const int64_t rows = static_cast<int64_t>(values.size()) / inner;
+      const PassTable<float> unit(unit_table(rows), false, k.lanes);
+      PassArgs<float> args;
+      args.table = &unit;
+      args.shape = {1, rows, rows, inner};
+      std::vector<unsigned char> src(static_cast<size_t>(rows * inner) * 4);
+      std::memcpy(src.data(), values.data(), src.size());
+      int64_t vectors = 0, special_vectors = 0, special_rows = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t before = special_vectors;
+        for (int64_t v = 0; v + k.lanes <= inner; v += k.lanes, ++vectors) {
+          const float* first = &values[r * inner + v];
+          special_vectors += std::any_of(first, first + k.lanes, [](float f) {
+            return std::isnan(f) || std::fpclassify(f) == FP_SUBNORMAL;
+          });
+        }
+        special_rows += special_vectors > before;
       }
-    }
-    ASSERT_GT(special_vectors, 100);
-    ASSERT_LT(special_vectors, vectors - 100);
-    for (DType type : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kUInt16}) {
-      const int out = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
-      const size_t es = dtype_size(type);
-      const auto narrow = run_kernel(k.vertical[f32][out], args, type, rows, src, rows * inner);
-      for (int64_t i = 0; i < rows * inner; ++i) {
-        ASSERT_TRUE(narrowed_exactly(type, values[i], narrow.data() + i * es))
-            << k.target << " vertical row " << i / inner << " element " << i % inner;
+      ASSERT_GT(special_vectors, 100);
+      ASSERT_LT(special_vectors, vectors - 100);
+      ASSERT_GT(special_rows, 100);
+      ASSERT_LT(special_rows, rows - 100);
+      for (DType type : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kUInt16}) {
+        const int out = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
+        const size_t es = dtype_size(type);
+        const auto narrow = run_kernel(k.vertical[f32][out], args, type, rows, src, rows * inner);
+        for (int64_t i = 0; i < rows * inner; ++i) {
+          ASSERT_TRUE(narrowed_exactly(type, values[i], narrow.data() + i * es))
+              << k.target << " vertical row " << i / inner << " element " << i % inner
+              << (tail ? " (rows with a tail)" : " (rows of whole vectors)");
+        }
       }
     }
   }
