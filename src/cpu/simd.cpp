@@ -207,21 +207,6 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
   return i;
 }
 
-// Output rows [0, n) of a run (offsets: the run's first row's in the table; out: its output),
-// each of kTaps taps and of whole vectors (inner a multiple of Lanes): per row only its source
-// rows and weights are set, the per-row tests of vertical() are made once for the run. Row by
-// row the operations of vertical_held, so the same bits.
-template <int kTaps, typename Tin, typename Tout>
-HWY_INLINE void vertical_held_rows(DF d, const Tin* plane, const int64_t* offsets,
-                                   const int64_t* index, const float* weight, int64_t bias,
-                                   int64_t inner, int64_t n, Tout* out) {
-  for (int64_t j = 0; j < n; ++j, out += inner) {
-    auto put = [&](VF acc, int64_t i) HWY_ATTR __attribute__((always_inline)) {
-      store(acc, d, out + i);
-    };
-    vertical_held<kTaps>(d, plane, index + offsets[j], weight + offsets[j], bias, inner, put);
-  }
-}
 #endif
 
 // Prefetches the source rows that table row r + ahead starts reading (those after the last tap
@@ -289,22 +274,6 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       for (int64_t i = 0; i < inner; ++i) store_result(out + i, 0.0f);
       continue;
     }
-#if !HWY_HAVE_SCALABLE
-    // This row and the rows after it in the plane and the items with as many (1 to 8) taps, in
-    // one call (W17's 128 rows of 8 vectors a plane: docs/performance.md, "Runs of rows").
-    if (runs && e1 - e0 <= 8) {
-      const int64_t taps = e1 - e0, limit = std::min(end - item, rows - r);
-      int64_t n = 1;
-      while (n < limit && offsets[r + n + 1] - offsets[r + n] == taps) ++n;
-      with_held_taps(taps, [&](auto k) {
-        vertical_held_rows<decltype(k)::value>(d, plane, offsets + r, index, weight, bias, inner, n,
-                                               out);
-      });
-      item += n - 1;
-      r += n - 1;
-      continue;
-    }
-#endif
     const Tin* x0 = plane + (index[e0] - bias) * inner;
     const float w0 = weight[e0];
     // Inlined by attribute, not left to GCC's inlining budget for this file (docs/design.md,
@@ -320,9 +289,22 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     };
     int64_t i = 0;
 #if !HWY_HAVE_SCALABLE
-    // Rows of 1 to 8 taps: their source rows and weights held in registers for the run.
+    // Rows of 1 to 8 taps: their source rows and weights held in registers for the run. Where
+    // rows are whole vectors (runs), the rows after this one in the plane and the items with as
+    // many taps follow here, each setting only its rows and weights (W17's 128 rows of 8 vectors
+    // a plane: docs/performance.md, "Runs of rows"); i is then inner for the last of them.
     with_held_taps(e1 - e0, [&](auto taps) {
-      i = vertical_held<decltype(taps)::value>(d, plane, index + e0, weight + e0, bias, inner, put);
+      constexpr int kTaps = decltype(taps)::value;
+      for (int64_t e = e0;;) {
+        i = vertical_held<kTaps>(d, plane, index + e, weight + e, bias, inner, put);
+        if (!runs || item + 1 == end || r + 1 == rows || offsets[r + 2] - offsets[r + 1] != kTaps) {
+          break;
+        }
+        ++item;
+        ++r;
+        out += inner;
+        e = offsets[r];
+      }
     });
 #endif
     // The rows of more taps: four vectors at a time (one pass over the taps' pointers and

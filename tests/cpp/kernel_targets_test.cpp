@@ -663,7 +663,7 @@ TEST(KernelTargets, ConversionsAreExactOnEveryTarget) {
 
 // The vertical kernels' stores too: rows of one tap (weight 1: the values themselves) over the
 // narrowing cases, each row 5 full vectors and a tail, or 4 full vectors (rows of whole vectors
-// run in runs of rows: vertical_held_rows). Vectors with and without NaN or denormal lanes both
+// run in runs of rows in `vertical`). Vectors with and without NaN or denormal lanes both
 // occur, and so do rows of 4 vectors with and without them (with AVX512_BF16 a bfloat16 vector
 // without them is converted in one instruction, the others the portable way).
 TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
