@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "core/checked.hpp"
+#include "core/geometry.hpp"
 #include "cpu/threads.hpp"
 
 namespace upsample::cpu {
@@ -165,6 +166,21 @@ bool wide_windows(const core::Axis<W>& axis, int64_t group, int64_t lanes) {
   return span > static_cast<double>(4 * lanes);
 }
 
+// Whether a wide-window pass is downsampling by exactly 2, 3 or 4 with at most kMaxPhasedTaps
+// taps, float32 rows into float32 (antialiased linear 4:1 on AVX-512: W7): its inner blocks are
+// then phased (PassTable::block_phases), which the transposed kernel takes from their phases
+// given the padded table.
+template <typename W>
+bool phased_downsampling(const core::Axis<W>& axis, const core::Step& s) {
+  if (axis.transposed || s.shape.inner != 1 || has_alpha(s) || s.in_type != DType::kFloat32 ||
+      s.out_type != DType::kFloat32 || axis.max_taps > kMaxPhasedTaps || !compact(axis, 1)) {
+    return false;
+  }
+  const AxisSpec& spec = axis.weights.spec();
+  const W ratio = geometry::ratio<W>(spec.in_len, spec.out_len, spec.align_corners, spec.scale);
+  return ratio == W(2) || ratio == W(3) || ratio == W(4);
+}
+
 // Horizontal passes whose windows are wide: vectorised across rows through transposed tiles.
 template <typename W>
 const char* try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
@@ -174,10 +190,11 @@ const char* try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
   if (!has_alpha(s) && !wide_windows(*r.axis, s.shape.inner, r.simd->lanes)) {
     return "the windows of a vector of outputs fit four vectors";
   }
+  const bool phased = phased_downsampling(*r.axis, s);
   interleave_channels(c, s.shape.inner);
   c->scratch_bytes = r.simd->transposed_scratch_bytes;
   return accept(c, simd_pair<W>(r.simd->horizontal_transposed, s), &horizontal_items,
-                Table::kPlain);
+                phased ? Table::kPadded : Table::kPlain);
 }
 
 // The last step's float32 output much larger than the caches: streamed past them.

@@ -67,7 +67,7 @@ struct PassTable {
   // An upsampling factor whose period in outputs divides the block (2x, 4x, 8x or 16x without
   // align_corners, at 16 lanes) repeats one block away from the borders. At least 1 and at most
   // INT32_MAX (a longer run is cut in pieces); 1 for wide windows (kind 0), whose taps are not
-  // described by window_rel.
+  // described by window_rel, except phased ones (below).
   std::vector<int32_t> block_run;
   // Per block of the windowed form: s (2 to 4) where the block is uniform and whole (no padding
   // rows), its rows lie s source elements apart and its taps are consecutive elements (tap k of
@@ -76,7 +76,10 @@ struct PassTable {
   // then split each block's source into its s phases (every s-th element) and take each tap from
   // one phase, shifted, instead of permuting a window per tap. Inside, the transposed tables of
   // nearest 2x-4x, linear 2x-3x and cubic 2x upsampling are phased, and so is downsampling by 2
-  // to 4 whose blocks fit 4 vectors (linear 2:1-4:1, antialiased 2:1 and 3:1).
+  // to 4 (linear 2:1-4:1, antialiased 2:1 to 4:1). A block whose window is wider than 4 vectors
+  // (kind 0; antialiased 4:1 has 8 taps, 68 elements for 16 lanes) is phased when it has at most
+  // kMaxPhasedTaps taps: its window_base and window_rel are then set from its first tap (its kind
+  // stays 0, so no kernel permutes its window), and it can run with blocks like it.
   std::vector<uint8_t> block_phases;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
@@ -93,9 +96,14 @@ struct PassTable {
   void build_windows(int64_t lanes);
   // block_phases' s for block b alone (uniform, whole, rows s apart, consecutive taps), or 0.
   int64_t phase_stride(int64_t b) const;
-  // Whether windowed blocks a and b are the same but for their window_base (block_run).
+  // Whether windowed (or wide phased) blocks a and b are the same but for their window_base
+  // (block_run).
   bool same_block(int64_t a, int64_t b) const;
 };
+
+// The most taps of a phased block whose window is wider than 4 vectors (PassTable::block_phases):
+// the kernels hold 1 to 8 taps in registers.
+inline constexpr int64_t kMaxPhasedTaps = 8;
 
 // What a kernel call needs besides its buffers and item range.
 template <typename W>

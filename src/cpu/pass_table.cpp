@@ -114,14 +114,31 @@ void PassTable<W>::build_windows(int64_t lanes) {
       break;
     }
   }
+  // Each block's phase stride alone (phase_stride) first: a wide block (kind 0) that has one gets
+  // the window offsets of its taps from its first tap (window_rel never reaches a permute for
+  // it: its kind stays 0), so that it can join a run of blocks like it.
+  block_phases.assign(static_cast<size_t>(blocks), 0);
+  for (int64_t b = 0; b < blocks; ++b) {
+    block_phases[b] = static_cast<uint8_t>(phase_stride(b));
+    if (window_kind[b] != 0 || block_phases[b] == 0) continue;
+    const int64_t base = padded_index[b * lanes];
+    window_base[b] = static_cast<int32_t>(base);
+    for (int64_t r = b * lanes; r < (b + 1) * lanes; ++r) {
+      for (int64_t k = 0; k < padded_taps; ++k) {
+        const int64_t rel = k < padded_count[r] ? padded_index[k * padded_rows + r] - base : 0;
+        window_rel[k * padded_rows + r] = static_cast<int32_t>(rel);
+      }
+    }
+  }
   // A run stops at INT32_MAX blocks (the block before it starts a run of its own).
   block_run.assign(static_cast<size_t>(blocks), 1);
   for (int64_t b = blocks - 2; b >= 0; --b) {
     if (block_run[b + 1] < INT32_MAX && same_block(b, b + 1)) block_run[b] = block_run[b + 1] + 1;
   }
-  block_phases.assign(static_cast<size_t>(blocks), 0);
+  // Then the phases each block keeps: its own stride where every later block of its run has it.
   for (int64_t b = blocks - 1; b >= 0; --b) {
-    const int64_t s = phase_stride(b);
+    const int64_t s = block_phases[b];
+    block_phases[b] = 0;
     if (s == 0) continue;
     // The rest of the run must be phased the same way, each block s * lanes elements on.
     if (block_run[b] > 1 &&
@@ -136,7 +153,11 @@ void PassTable<W>::build_windows(int64_t lanes) {
 template <typename W>
 int64_t PassTable<W>::phase_stride(int64_t b) const {
   const int64_t lanes = window_lanes, first = b * lanes;
-  if (window_kind[b] == 0 || !block_uniform[b] || first + lanes > table.rows) return 0;
+  // A wide block (kind 0) is phased when the kernels hold its taps (kMaxPhasedTaps).
+  if ((window_kind[b] == 0 && block_taps[b] > kMaxPhasedTaps) || !block_uniform[b] ||
+      first + lanes > table.rows || block_taps[b] == 0) {
+    return 0;
+  }
   const int32_t* index =
       padded_index.data() + first;  // tap k of lane l: index[k * padded_rows + l]
   const int64_t s = int64_t{index[1]} - index[0];
@@ -151,7 +172,10 @@ int64_t PassTable<W>::phase_stride(int64_t b) const {
 
 template <typename W>
 bool PassTable<W>::same_block(int64_t a, int64_t b) const {
-  if (window_kind[a] == 0 || window_kind[a] != window_kind[b] || block_taps[a] != block_taps[b] ||
+  // Wide blocks (kind 0) only with the same phase stride alone (their window_rel is set).
+  const bool wide_phased = window_kind[a] == 0 && block_phases[a] != 0;
+  if ((window_kind[a] == 0 && !wide_phased) || window_kind[a] != window_kind[b] ||
+      (wide_phased && block_phases[b] != block_phases[a]) || block_taps[a] != block_taps[b] ||
       block_uniform[a] != block_uniform[b]) {
     return false;
   }

@@ -711,6 +711,25 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
   }
 }
 
+// A phased run (PassTable::block_phases) of `blocks` blocks from block b (outputs r .. r +
+// blocks * lanes) of the n rows x[] into out[], float32 into float32: its weights into registers
+// and phased_run for its s. Out of line: held_block and horizontal_transposed (wide windows whose
+// blocks are phased) both call it.
+template <int kTaps>
+HWY_NOINLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r,
+                                   const float* const* x, float* const* out, int n, int64_t rows,
+                                   int64_t src_len) {
+  VF w[kTaps];
+  for (int k = 0; k < kTaps; ++k) w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
+  const int64_t window = int64_t{wv.base[b]} + wv.rel[r];  // tap 0 of the block's first row
+  auto run = [&](auto s) HWY_ATTR __attribute__((always_inline)) {
+    phased_run<kTaps, decltype(s)::value>(d, w, window, src_len, blocks, r, x, out, n, rows);
+  };
+  if (wv.phases[b] == 2) return run(std::integral_constant<int, 2>{});
+  if (wv.phases[b] == 3) return run(std::integral_constant<int, 3>{});
+  run(std::integral_constant<int, 4>{});
+}
+
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
 // blocks that share b's taps (PassTable::block_run), held in registers for the whole run.
 template <int kTaps, typename Tin, typename Tout>
@@ -730,14 +749,7 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
   // Float32 rows into float32 (the backward passes it was measured on: W4, W12): phased runs.
   if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
     if (wv.phases[b] != 0 && blocks >= kPhasedBlocks) {
-      const int64_t window = int64_t{wv.base[b]} + wv.rel[r];  // tap 0 of the block's first row
-      auto run = [&](auto s) HWY_ATTR __attribute__((always_inline)) {
-        phased_run<kTaps, decltype(s)::value>(d, w, window, src_len, blocks, r, x, out, n, rows);
-      };
-      // (s = 4 has at most 4 taps: 4 * (lanes - 1) + taps elements fit 4 vectors.)
-      if (wv.phases[b] == 2) return run(std::integral_constant<int, 2>{});
-      if (wv.phases[b] == 3) return run(std::integral_constant<int, 3>{});
-      if constexpr (kTaps <= 4) return run(std::integral_constant<int, 4>{});
+      return phased_block_run<kTaps>(d, wv, b, blocks, r, x, out, n, rows, src_len);
     }
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));

@@ -464,9 +464,52 @@ bool ring_chunk(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t beg
   return true;
 }
 
+// Outputs [q0, q1) of rows [begin, end) through ring chunks of kRingChunk outputs, each through
+// linear_chunks where a group of it is wider than the ring.
+template <typename Tin, typename Tout>
+void ring_outputs(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t begin, int64_t end,
+                  int64_t q0, int64_t q1, float* cols, float* outs) {
+  for (int64_t c0 = q0; c0 < q1; c0 += kRingChunk) {
+    const int64_t c1 = std::min(c0 + kRingChunk, q1);
+    if (!ring_chunk(a, src, dst, begin, end, c0, c1, cols, outs)) {
+      linear_chunks(a, src, dst, begin, end, c0, c1, cols, outs);
+    }
+  }
+}
+
+// The phased runs of a padded table of float32 rows into float32 (PassTable::block_phases,
+// taken by held_block from their phases, row by row): antialiased downsampling by 2 to 4 has
+// windows wider than 4 vectors at 4:1 (8 taps), yet each of its inner blocks is every 4th
+// element and the 8 taps after it. Per 16 outputs of a row on AVX-512: 4 loads, 12 permutes, 15
+// multiplies and additions, where the ring transposes 68 columns of 16 rows in and 16 outputs
+// out. The outputs outside the runs (the borders) go through the ring.
+struct PhasedRuns {
+  static constexpr int kMax = 4;  // (more runs than this: the rest through the ring)
+  int n = 0;
+  int64_t first_block[kMax], blocks[kMax];
+};
+
+inline PhasedRuns phased_runs(const PassTable<float>& p) {
+  PhasedRuns runs;
+  if (p.window_lanes != static_cast<int64_t>(hn::MaxLanes(DF()))) return runs;
+  const int64_t total = static_cast<int64_t>(p.block_phases.size());
+  for (int64_t b = 0; b < total && runs.n < PhasedRuns::kMax;) {
+    const int64_t run = p.block_run[b];
+    if (p.block_phases[b] != 0 && run >= kPhasedBlocks && p.block_taps[b] >= 1 &&
+        p.block_taps[b] <= kMaxPhasedTaps) {
+      runs.first_block[runs.n] = b;
+      runs.blocks[runs.n] = run;
+      ++runs.n;
+    }
+    b += p.block_phases[b] != 0 ? run : 1;
+  }
+  return runs;
+}
+
 // Items [begin, end) (rows) of a horizontal pass through transposed tiles: ring chunks of
-// kRingChunk outputs, each through linear_chunks where a group of it is wider than the ring;
-// premultiplied alpha all through linear_chunks.
+// kRingChunk outputs (ring_outputs); premultiplied alpha all through linear_chunks. With phased
+// runs (a padded table, PhasedRuns), per tile of rows: the ring's outputs between the runs, then
+// each run's outputs of those rows from its phases.
 template <typename Tin, typename Tout>
 void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                            int64_t end, void* scratch) {
@@ -481,10 +524,37 @@ void horizontal_transposed(const PassArgs<float>& a, const void* src_v, void* ds
     linear_chunks(a, src, dst, begin, end, 0, s.rows, cols, outs);
     return;
   }
-  for (int64_t q0 = 0; q0 < s.rows; q0 += kRingChunk) {
-    const int64_t q1 = std::min(q0 + kRingChunk, s.rows);
-    if (!ring_chunk(a, src, dst, begin, end, q0, q1, cols, outs)) {
-      linear_chunks(a, src, dst, begin, end, q0, q1, cols, outs);
+  if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+    const PhasedRuns runs = phased_runs(*a.table);
+    if (runs.n > 0) {
+      const DF d;
+      const Windows wv(*a.table);
+      for (int64_t o0 = begin; o0 < end;) {
+        const int64_t o1 = std::min(end, o0 + kTiles * L);
+        int64_t q = 0;  // the outputs before q are done
+        for (int i = 0; i < runs.n; ++i) {
+          const int64_t b = runs.first_block[i], r = b * L;
+          ring_outputs(a, src, dst, o0, o1, q, r, cols, outs);
+          for (int64_t j0 = o0; j0 < o1; j0 += kChunkRows) {
+            const int n = static_cast<int>(std::min<int64_t>(kChunkRows, o1 - j0));
+            const float* x[kChunkRows];
+            float* out[kChunkRows];
+            for (int j = 0; j < n; ++j) {
+              x[j] = src + (j0 + j) * s.src_len;
+              out[j] = dst + (j0 + j) * s.rows;
+            }
+            with_held_taps(wv.taps[b], [&](auto held) HWY_ATTR {
+              phased_block_run<decltype(held)::value>(d, wv, b, runs.blocks[i], r, x, out, n,
+                                                      s.rows, s.src_len);
+            });
+          }
+          q = r + runs.blocks[i] * L;
+        }
+        ring_outputs(a, src, dst, o0, o1, q, s.rows, cols, outs);
+        o0 = o1;
+      }
+      return;
     }
   }
+  ring_outputs(a, src, dst, begin, end, 0, s.rows, cols, outs);
 }

@@ -75,6 +75,28 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   return specs;
 }
 
+// Block b of `p` (built from `table`) alone: s (2..4) where it is uniform and whole, row first + l
+// has taps index[first] + s * l + k, and its window is 1-4 vectors or wider with at most
+// kMaxPhasedTaps taps; else 0 (PassTable::block_phases before runs).
+int64_t phase_stride_alone(const PassTable<float>& p, const AxisTable<float>& table, int64_t b) {
+  const int64_t lanes = p.window_lanes, first = b * lanes;
+  if (first + lanes > table.rows) return 0;
+  const int64_t taps = table.taps(first);
+  if (p.window_kind[b] == 0 && taps > kMaxPhasedTaps) return 0;
+  for (int64_t l = 0; l < lanes; ++l) {
+    if (taps == 0 || table.taps(first + l) != taps) return 0;  // (empty rows: no index)
+  }
+  const int64_t start = table.index[table.offsets[first]];
+  const int64_t s = table.index[table.offsets[first + 1]] - start;
+  if (s < 2 || s > 4) return 0;
+  for (int64_t l = 0; l < lanes; ++l) {
+    for (int64_t k = 0; k < taps; ++k) {
+      if (table.index[table.offsets[first + l] + k] != start + s * l + k) return 0;
+    }
+  }
+  return s;
+}
+
 // The per-block tap counts of the windowed form: the longest row of the block, and uniform only
 // when every row of the block has that many. A transposed 2x linear table (4 taps inside, other
 // counts at both ends) has both kinds of block and blocks shorter than its longest row.
@@ -105,15 +127,16 @@ TEST(KernelTargets, BlockTapCountsDescribeEveryBlock) {
 }
 
 // Block runs (PassTable::block_run): from every block, the number of blocks on that equal it in
-// everything the kernel holds in registers (kind 1-4, taps, uniformity, counts, offsets,
-// weights), and no more: the block after a run differs. Compared here element by element. An
-// exact 2x upsampling repeats one block from the second to the one before last, forward and
-// transposed.
+// everything the kernel holds in registers (kind 1-4, or wide with the same phase stride; taps,
+// uniformity, counts, offsets, weights), and no more: the block after a run differs. Compared
+// here element by element. An exact 2x upsampling repeats one block from the second to the one
+// before last, forward and transposed, and so does antialiased 4:1 (wide blocks, 8 taps).
 TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
   std::mt19937 rng(5);
   std::vector<AxisSpec> specs = table_specs(&rng);
   specs.push_back({Mode::kLinear, false, false, 4096, 8192, 0.0});
-  int long_runs = 0, ends = 0;
+  specs.push_back({Mode::kLinear, true, false, 4096, 1024, 0.0});
+  int long_runs = 0, wide_runs = 0, ends = 0;
   for (const AxisSpec& spec : specs) {
     for (bool backward : {false, true}) {
       AxisTable<float> table = build_axis_table<float>(spec);
@@ -124,9 +147,12 @@ TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
         const int64_t blocks = p.padded_rows / lanes, rows = p.padded_rows;
         ASSERT_EQ(static_cast<int64_t>(p.block_run.size()), blocks);
         const auto equal = [&](int64_t a, int64_t b) {
-          // Wide windows (kind 0) carry no offsets in window_rel: never a run.
-          if (p.window_kind[a] == 0 || p.window_kind[a] != p.window_kind[b] ||
-              p.block_taps[a] != p.block_taps[b] || p.block_uniform[a] != p.block_uniform[b]) {
+          // Wide windows (kind 0) carry offsets in window_rel only when phased: runs of those
+          // with the same stride, never of the others.
+          const int64_t s = p.window_kind[a] == 0 ? phase_stride_alone(p, table, a) : 0;
+          if ((p.window_kind[a] == 0 && (s == 0 || phase_stride_alone(p, table, b) != s)) ||
+              p.window_kind[a] != p.window_kind[b] || p.block_taps[a] != p.block_taps[b] ||
+              p.block_uniform[a] != p.block_uniform[b]) {
             return false;
           }
           for (int64_t l = 0; l < lanes; ++l) {
@@ -152,28 +178,42 @@ TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
             ++ends;
           }
         }
-        if (spec.in_len == 4096 && lanes == 16) {
+        if (spec.in_len == 4096 && spec.out_len == 8192 && lanes == 16) {
           // 512 blocks forward, 256 transposed: the first and last differ (the borders), the
           // rest repeat.
           ASSERT_EQ(blocks, backward ? 256 : 512);
           EXPECT_EQ(p.block_run[1], blocks - 2) << (backward ? "transposed" : "forward");
           ++long_runs;
         }
+        if (spec.out_len == 1024 && !backward) {
+          // Antialiased 4:1 forward: wide windows (8 taps, 4 * (lanes - 1) + 8 elements), one
+          // run from the second block to the one before last.
+          ASSERT_EQ(blocks, 1024 / lanes);
+          EXPECT_EQ(p.window_kind[1], 0);
+          EXPECT_EQ(p.block_run[1], blocks - 2) << "lanes " << lanes;
+          ++wide_runs;
+        }
       }
     }
   }
   EXPECT_EQ(long_runs, 2);
+  EXPECT_EQ(wide_runs, 3);
   EXPECT_GT(ends, 100);
 }
 
 // Phased blocks (PassTable::block_phases) against the table itself: s where the block is
-// windowed, uniform and whole, row first + l has taps index[first] + s * l + k (s = 2..4), and so
-// has every later block of its run, each s * lanes elements on; 0 elsewhere. The transposed cubic
-// 2x of W4 is phased inside (s = 2), and so is each of 2:1, 3:1 and 4:1 downsampling.
+// windowed (or wide with at most kMaxPhasedTaps taps), uniform and whole, row first + l has taps
+// index[first] + s * l + k (s = 2..4), and so has every later block of its run, each s * lanes
+// elements on; 0 elsewhere. The transposed cubic 2x of W4 is phased inside (s = 2), and so is
+// each of 2:1, 3:1 and 4:1 downsampling; antialiased 4:1 (W7's 8 taps) in wide blocks, whose
+// window offsets then start at their first tap.
 TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
   std::mt19937 rng(5);
-  int phased[5] = {0, 0, 0, 0, 0}, plain = 0;
-  for (const AxisSpec& spec : table_specs(&rng)) {
+  int phased[5] = {0, 0, 0, 0, 0}, plain = 0, wide = 0;
+  std::vector<AxisSpec> specs = table_specs(&rng);
+  specs.push_back({Mode::kLinear, true, false, 1024, 256, 0.0});
+  specs.push_back({Mode::kLinear, true, false, 1000, 250, 0.0});
+  for (const AxisSpec& spec : specs) {
     for (bool backward : {false, true}) {
       AxisTable<float> table = build_axis_table<float>(spec);
       if (backward) table = transpose(table);
@@ -181,24 +221,7 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
         const PassTable<float> p(table, true, lanes);
         const int64_t blocks = p.padded_rows / lanes;
         ASSERT_EQ(static_cast<int64_t>(p.block_phases.size()), blocks);
-        // Block b alone: its s, or 0.
-        const auto stride = [&](int64_t b) -> int64_t {
-          const int64_t first = b * lanes;
-          if (p.window_kind[b] == 0 || first + lanes > table.rows) return 0;
-          const int64_t taps = table.taps(first);
-          for (int64_t l = 0; l < lanes; ++l) {
-            if (taps == 0 || table.taps(first + l) != taps) return 0;  // (empty rows: no index)
-          }
-          const int64_t start = table.index[table.offsets[first]];
-          const int64_t s = table.index[table.offsets[first + 1]] - start;
-          if (s < 2 || s > 4) return 0;
-          for (int64_t l = 0; l < lanes; ++l) {
-            for (int64_t k = 0; k < taps; ++k) {
-              if (table.index[table.offsets[first + l] + k] != start + s * l + k) return 0;
-            }
-          }
-          return s;
-        };
+        const auto stride = [&](int64_t b) { return phase_stride_alone(p, table, b); };
         for (int64_t b = 0; b < blocks; ++b) {
           int64_t s = stride(b);
           const int64_t start = s ? table.index[table.offsets[b * lanes]] : 0;
@@ -213,6 +236,17 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
               << (backward ? " bwd" : "") << " lanes " << lanes << " block " << b;
           ++phased[s];
           plain += s == 0 && p.window_kind[b] > 0;
+          if (s != 0 && p.window_kind[b] == 0) {
+            // A wide phased block: its window starts at its first tap, offsets from there.
+            ++wide;
+            const int64_t first = b * lanes;
+            ASSERT_EQ(p.window_base[b], table.index[table.offsets[first]]);
+            for (int64_t l = 0; l < lanes; ++l) {
+              for (int64_t k = 0; k < table.taps(first + l); ++k) {
+                ASSERT_EQ(p.window_rel[k * p.padded_rows + first + l], s * l + k);
+              }
+            }
+          }
         }
         if (spec.mode == Mode::kCubic && spec.in_len == 128 && backward && lanes == 16) {
           for (int64_t b = 1; b + 1 < blocks; ++b) EXPECT_EQ(p.block_phases[b], 2) << b;
@@ -224,6 +258,7 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
   EXPECT_GT(phased[3], 0);
   EXPECT_GT(phased[4], 0);
   EXPECT_GT(plain, 100);
+  EXPECT_GT(wide, 100);
 }
 
 // The rows a band of a fused pair reads: from the band's first and last rows with taps for

@@ -240,5 +240,49 @@ TEST(TransposedKernel, GroupsThatJumpBackMatchScalar) {
   });
 }
 
+// Padded tables (the kernel's choice for downsampling by exactly 2-4 with at most 8 taps: W7):
+// the phased runs (PassTable::block_phases) go from their phases, the outputs around them
+// through the ring. Antialiased linear 4:1 (wide blocks on every target: 4 * (lanes - 1) + 8
+// elements), with a partial last block (1000 -> 250) and rows shorter than the ring's chunk;
+// 3:1 and 2:1 and cubic 2:1, whose phased blocks are windowed; linear 4:1 without antialias (2
+// taps); and tables with no phased run (W9's ratio, 20000 -> 3). Row counts around the tile
+// (kTiles vectors) and the chunk of rows, calls that start inside the tensor.
+TEST(TransposedKernel, PhasedRunsOfPaddedTablesMatchScalar) {
+  std::mt19937 rng(41);
+  const std::vector<AxisSpec> padded_specs = {
+      {Mode::kLinear, true, false, 1024, 256, 0.0},  {Mode::kLinear, true, false, 1000, 250, 0.0},
+      {Mode::kLinear, true, false, 200, 50, 0.0},    {Mode::kLinear, true, false, 960, 320, 0.0},
+      {Mode::kLinear, true, false, 512, 256, 0.0},   {Mode::kCubic, true, false, 512, 256, 0.0},
+      {Mode::kLinear, false, false, 1024, 256, 0.0}, {Mode::kCubic, true, false, 1024, 224, 0.0},
+      {Mode::kLinear, true, false, 20000, 3, 0.0},
+  };
+  on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
+    int wide_runs = 0;
+    for (const AxisSpec& spec : padded_specs) {
+      const PassTable<float> padded(build_axis_table<float>(spec), true, k.lanes);
+      if (k.lanes >= 4 && spec.antialias && spec.mode == Mode::kLinear &&
+          spec.in_len == 4 * spec.out_len) {
+        // Wide phased blocks from the second to the one before last (the scalar target has no
+        // windowed form).
+        const int64_t blocks = (spec.out_len + k.lanes - 1) / k.lanes;  // (with outputs)
+        ASSERT_EQ(padded.window_kind[1], 0) << k.target;
+        ASSERT_EQ(padded.block_phases[1], 4) << k.target;
+        ASSERT_GE(padded.block_run[1], blocks - 3) << k.target;
+        ++wide_runs;
+      }
+      for (int64_t outer : {int64_t{1}, int64_t{7}, k.lanes + 3, 2 * k.lanes + 5, 3 * k.lanes}) {
+        ASSERT_NO_FATAL_FAILURE(expect_float32_rows_match_scalar(
+            fn, padded, outer, outer / 3, scratch + 9, &rng,
+            std::string(k.target) + " " + mode_name(spec.mode) + (spec.antialias ? "+aa " : " ") +
+                std::to_string(spec.in_len) + "->" + std::to_string(spec.out_len) + " outer " +
+                std::to_string(outer)));
+      }
+    }
+    if (k.lanes >= 4) {
+      EXPECT_EQ(wide_runs, 3) << k.target;
+    }
+  });
+}
+
 }  // namespace
 }  // namespace upsample::cpu
