@@ -256,8 +256,9 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   const int64_t ahead = a.prefetch_rows_ahead;
   Tout* dst = static_cast<Tout*>(dst_v);
 #if !HWY_HAVE_SCALABLE
-  // Rows of whole vectors, neither streamed nor prefetched: runs of rows with equal tap counts.
-  const bool runs = !kStream && ahead == 0 && inner % lanes == 0;
+  // Rows of whole vectors, not streamed: runs of rows with equal tap counts (each prefetching as
+  // the loop below does).
+  const bool runs = !kStream && inner % lanes == 0;
 #endif
   // Items are (o, r) pairs in row-major order; no division per item (it dominated small rows).
   int64_t o = begin / rows, r = begin % rows;
@@ -304,6 +305,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
         ++r;
         out += inner;
         e = offsets[r];
+        if (ahead > 0) prefetch_rows(plane, r, ahead, rows, src_len, inner, offsets, index, bias);
       }
     });
 #endif
@@ -713,12 +715,14 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
 
 // A phased run (PassTable::block_phases) of `blocks` blocks from block b (outputs r .. r +
 // blocks * lanes) of the n rows x[] into out[], float32 into float32: its weights into registers
-// and phased_run for its s. Out of line: held_block and horizontal_transposed (wide windows whose
-// blocks are phased) both call it.
+// and phased_run for its s. held_block and horizontal_transposed (wide windows whose blocks are
+// phased) both call it, each with its own inlined copy: out of line, W4 (whose runs go through
+// held_block) took 0.280-0.288 ms against 0.257-0.260 (minima, docs/performance.md, "Wide phased
+// blocks").
 template <int kTaps>
-HWY_NOINLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r,
-                                   const float* const* x, float* const* out, int n, int64_t rows,
-                                   int64_t src_len) {
+HWY_INLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r,
+                                 const float* const* x, float* const* out, int n, int64_t rows,
+                                 int64_t src_len) {
   VF w[kTaps];
   for (int k = 0; k < kTaps; ++k) w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
   const int64_t window = int64_t{wv.base[b]} + wv.rel[r];  // tap 0 of the block's first row

@@ -6,7 +6,8 @@ vector or per tap carry always_inline, and this test guards the rest. It lists t
 symbols of the built library (`nm -C`) that are lambdas inside a SIMD target's namespace (N_AVX3,
 N_AVX2, ...) and fails on any that is not one of the bodies entered once per call or chunk:
 - `vertical<...>`'s and `horizontal<...>`'s per-tap-count bodies (`{lambda(auto:1)#1}::
-  operator()<std::integral_constant<int, N> >`), entered once per call;
+  operator()<std::integral_constant<int, N> >`), entered once per call, and
+  `horizontal_transposed<...>`'s (a run of phased blocks), entered once per chunk of rows;
 - the transposed kernel's tile-kind bodies (`ring_chunk<...>`, `linear_chunks<...>`), entered once
   per chunk;
 - `kernel_set()`'s lambdas, run once per process.
@@ -26,8 +27,9 @@ import sys
 
 TARGET_LAMBDA = re.compile(r"::N_[A-Z0-9_]+::.*\{lambda")
 ALLOWED = [
-    # vertical<...>'s and horizontal<...>'s per-tap-count bodies (with_held_taps).
-    re.compile(r"::(vertical|horizontal)<[^{}]*>\([^{}]*\)::\{lambda\(auto:1\)#1\}::operator\(\)"
+    # vertical<...>'s, horizontal<...>'s and horizontal_transposed<...>'s per-tap-count bodies
+    # (with_held_taps).
+    re.compile(r"::(vertical|horizontal|horizontal_transposed)<[^{}]*>\([^{}]*\)::\{lambda\(auto:1\)#1\}::operator\(\)"
                r"<std::integral_constant<int, \d+> >\(std::integral_constant<int, \d+>\) const"
                r"( \[clone [^\]]*\])*$"),
     # The transposed kernel's tile-kind bodies.
