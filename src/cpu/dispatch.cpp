@@ -232,14 +232,40 @@ const char* try_simd_vertical(const PassRequest<W>& r, PassChoice<W>* c) {
   return accept(c, simd_pair<W>(r.simd->vertical, s), &vertical_items, Table::kPlain);
 }
 
+// Why the windowed horizontal kernel (ordinary or streaming) cannot run a pass, or nullptr.
 template <typename W>
-const char* try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+const char* horizontal_declines(const PassRequest<W>& r) {
   const core::Step& s = step_of(r);
   if (const char* why = simd_declines(r)) return why;
   if (has_alpha(s)) return kNoAlpha;
   if (s.shape.inner != 1) return "inner is not 1";
   if (!compact(*r.axis, 1)) return "padding the table to its longest row would waste memory";
-  return accept(c, simd_pair<W>(r.simd->horizontal, s), &horizontal_items, Table::kPadded);
+  return nullptr;
+}
+
+// A horizontal pass's float32 output of at least this many bytes: streamed past the caches. On
+// the Zen 5 host of docs/performance.md the floor's non-temporal stores beat ordinary ones at
+// W11's 32 MiB of output (0.45 against 0.49 ms) and lose at W1's 16 MiB (0.23 against 0.13).
+constexpr int64_t kHorizontalStreamBytes = int64_t{32} << 20;
+
+template <typename W>
+const char* try_simd_horizontal_stream(const PassRequest<W>& r, PassChoice<W>* c) {
+  const core::Step& s = step_of(r);
+  if (const char* why = horizontal_declines(r)) return why;
+  if (s.out != core::Buffer::kDst || s.out_type != DType::kFloat32 ||
+      s.in_type != DType::kFloat32) {
+    return "not float32 into the float32 output";
+  }
+  if (s.shape.outer * s.shape.rows * 4 < kHorizontalStreamBytes) {
+    return "the output fits the caches";
+  }
+  return accept(c, simd_one<W>(r.simd->horizontal_stream), &horizontal_items, Table::kPadded);
+}
+
+template <typename W>
+const char* try_simd_horizontal(const PassRequest<W>& r, PassChoice<W>* c) {
+  if (const char* why = horizontal_declines(r)) return why;
+  return accept(c, simd_pair<W>(r.simd->horizontal, step_of(r)), &horizontal_items, Table::kPadded);
 }
 
 template <typename W>
@@ -270,6 +296,7 @@ constexpr Candidate<W> kCandidates[] = {
     {"simd_horizontal_interleaved", &try_simd_interleaved<W>},
     {"simd_vertical_stream", &try_simd_vertical_stream<W>},
     {"simd_vertical", &try_simd_vertical<W>},
+    {"simd_horizontal_stream", &try_simd_horizontal_stream<W>},
     {"simd_horizontal", &try_simd_horizontal<W>},
     {"scalar_vertical", &try_scalar_vertical<W>},
     {"scalar_horizontal", &try_scalar_horizontal<W>},

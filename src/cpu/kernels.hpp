@@ -269,6 +269,9 @@ struct SimdKernels {
   // vertical float32 -> float32 with non-temporal stores, for outputs much larger than the
   // caches (the only pair it serves: a float32 output has float32 inputs and intermediates).
   PassFn<float> vertical_stream = nullptr;
+  // horizontal float32 -> float32 with non-temporal stores (the held blocks' whole vectors), for
+  // outputs larger than the caches.
+  PassFn<float> horizontal_stream = nullptr;
   // Unit-tap rows of 4-byte elements moved with vector permutes (no arithmetic).
   PassFn<float> copy_rows_4 = nullptr;
   // Horizontal passes vectorised across rows through transposed tiles (wide windows); each

@@ -609,10 +609,18 @@ HWY_INLINE VF bf16_window_tap(int kind, __m512i word, __m512i lo, __m512i hi) {
 #define UPSAMPLE_BF16_WINDOWS 0
 #endif
 
-// The block's output vector (or its first rows - r lanes) into out + r.
-template <typename Tout>
+// The block's output vector (or its first rows - r lanes) into out + r. kStream (float32
+// outputs): a whole vector at an aligned address goes out with a non-temporal store (the same
+// bits as the ordinary store).
+template <bool kStream = false, typename Tout>
 HWY_INLINE void store_block(DF d, VF acc, Tout* out, int64_t r, int64_t rows) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if constexpr (kStream && std::is_same_v<Tout, float>) {
+    if (r + lanes <= rows && reinterpret_cast<uintptr_t>(out + r) % (lanes * sizeof(float)) == 0) {
+      hn::Stream(canonical(acc, d), d, out + r);
+      return;
+    }
+  }
   if (r + lanes <= rows) {
     store(acc, d, out + r);
   } else {
@@ -736,7 +744,7 @@ HWY_INLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blo
 
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
 // blocks that share b's taps (PassTable::block_run), held in registers for the whole run.
-template <int kTaps, typename Tin, typename Tout>
+template <int kTaps, typename Tin, typename Tout, bool kStream = false>
 HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r, int kind,
                            bool uniform, const Tin* const* x, Tout* const* out, int n, int64_t rows,
                            int64_t src_len) {
@@ -772,7 +780,7 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     const int kd = kind_c;
     const bool un = uniform_c;
     auto sum_taps = [&](auto tap) HWY_ATTR __attribute__((always_inline)) {
-      store_block(d, sum_held_taps<kTaps>(w, live, un, tap), oj, rq, rows);
+      store_block<kStream>(d, sum_held_taps<kTaps>(w, live, un, tap), oj, rq, rows);
     };
 #if UPSAMPLE_BF16_WINDOWS
     // bfloat16 rows: each tap permuted straight out of the raw window (bf16_window_tap).
@@ -824,7 +832,9 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
 }
 #endif
 
-template <typename Tin, typename Tout>
+// kStream (float32 into float32, outputs much larger than the caches: simd_horizontal_stream):
+// whole aligned vectors of the held blocks go out with non-temporal stores; same values.
+template <typename Tin, typename Tout, bool kStream = false>
 void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                 int64_t end, void* /* scratch */) {
   const DF d;
@@ -865,8 +875,8 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 #if !HWY_HAVE_SCALABLE
       if (with_held_taps(taps, [&](auto held) {
             blocks = wv.run[b];
-            held_block<decltype(held)::value>(d, wv, b, blocks, r, kind, uniform, x, out, n, rows,
-                                              src_len);
+            held_block<decltype(held)::value, Tin, Tout, kStream>(
+                d, wv, b, blocks, r, kind, uniform, x, out, n, rows, src_len);
           })) {
         continue;
       }
@@ -884,6 +894,7 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       }
     }
   }
+  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
 #if !HWY_HAVE_SCALABLE
@@ -1031,6 +1042,7 @@ const SimdKernels* kernel_set() {
       k.vertical_pair[static_cast<int>(dtype_of<decltype(tag)>())] = &vertical_pair<decltype(tag)>;
     });
     k.vertical_stream = &vertical<float, float, true>;
+    k.horizontal_stream = &horizontal<float, float, true>;
     k.copy_rows_4 = &copy_rows_4;
     k.copy_pair_4 = &copy_pair_4<false>;
     k.copy_pair_4_stream = &copy_pair_4<true>;

@@ -325,6 +325,38 @@ TEST(Fusion, TiedBackwardOrdersAreTheBackendsChoice) {
       << text;
 }
 
+// A horizontal pass's float32 output of 32 MiB or more (W11: 16x64x4096 -> 8192) is streamed
+// past the caches (simd_horizontal_stream), one of 16 MiB is not, and a float64 one has no
+// vector kernel; the streamed pass gives the scalar kernels' bits.
+TEST(HorizontalStream, LargeFloat32OutputsAreStreamed) {
+  OpDesc op;
+  op.spatial_rank = 1;
+  const TensorDesc src = TensorDesc::contiguous(DType::kFloat32, {16, 64, 4096});
+  const TensorDesc dst = TensorDesc::contiguous(DType::kFloat32, {16, 64, 8192});
+  std::vector<float> in(static_cast<size_t>(src.numel()));
+  std::mt19937 rng(71);
+  for (float& v : in) v = static_cast<float>(rng() % 1000) / 7.0f;
+  std::string text, scalar_text;
+  const std::vector<float> streamed = run_on(op, src, dst, in, 2, &text);
+  EXPECT_NE(text.find("kernel simd_horizontal_stream"), std::string::npos) << text;
+  std::vector<float> scalar;
+  {
+    ScalarOnly policy;
+    scalar = run_on(op, src, dst, in, 2, &scalar_text);
+  }
+  ASSERT_EQ(streamed.size(), scalar.size());
+  EXPECT_EQ(0, std::memcmp(streamed.data(), scalar.data(), streamed.size() * sizeof(float)));
+  // Half as many rows: 16 MiB of output.
+  const TensorDesc half_src = TensorDesc::contiguous(DType::kFloat32, {8, 64, 4096});
+  const TensorDesc half_dst = TensorDesc::contiguous(DType::kFloat32, {8, 64, 8192});
+  std::vector<float> half_in(static_cast<size_t>(half_src.numel()), 1.0f);
+  std::string half_text;
+  run_on(op, half_src, half_dst, half_in, 2, &half_text);
+  EXPECT_EQ(half_text.find("kernel simd_horizontal_stream"), std::string::npos) << half_text;
+  EXPECT_NE(half_text.find("simd_horizontal_stream: the output fits the caches"), std::string::npos)
+      << half_text;
+}
+
 // A vertical pass over the caller's tensor in rows of at most kPrefetchRowBytes prefetches its
 // source rows ahead (PassArgs::prefetch_rows_ahead, 4096 bytes of rows); the description says
 // so - that is what this test pins: a prefetch reads nothing, so the bits (the scalar kernels',
