@@ -206,7 +206,6 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
   }
   return i;
 }
-
 #endif
 
 // Prefetches the source rows that table row r + ahead starts reading (those after the last tap

@@ -477,12 +477,12 @@ void ring_outputs(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t b
   }
 }
 
-// The phased runs of a padded table of float32 rows into float32 (PassTable::block_phases,
-// taken by held_block from their phases, row by row): antialiased downsampling by 2 to 4 has
-// windows wider than 4 vectors at 4:1 (8 taps), yet each of its inner blocks is every 4th
-// element and the 8 taps after it. Per 16 outputs of a row on AVX-512: 4 loads, 12 permutes, 15
-// multiplies and additions, where the ring transposes 68 columns of 16 rows in and 16 outputs
-// out. The outputs outside the runs (the borders) go through the ring.
+// The phased runs of a padded table of float32 rows into float32 (PassTable::block_phases, at
+// most kMaxPhasedTaps taps: taken from their phases, row by row, by phased_block_run): antialiased
+// downsampling by 2 to 4 has windows wider than 4 vectors at 4:1 (8 taps), yet each of its inner
+// blocks is every 4th element and the 8 taps after it. Per 16 outputs of a row on AVX-512: 4 loads,
+// 12 permutes, 15 multiplies and additions, where the ring transposes 68 columns of 16 rows in and
+// 16 outputs out. The outputs outside the runs (the borders) go through the ring.
 struct PhasedRuns {
   static constexpr int kMax = 4;  // (more runs than this: the rest through the ring)
   int n = 0;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -122,6 +123,14 @@ TEST(CopyKernel, PairIsTheTwoPassesOnEveryTarget) {
   EXPECT_GE(targets, 2);
 }
 
+// `shift` floats past the first 64-byte boundary in v (which has room for 16 floats of alignment
+// and the shift): shift 0 starts at a whole vector of every target, so the streaming kernels'
+// non-temporal stores run (a std::vector is only 16-byte aligned).
+float* at_boundary(std::vector<float>& v, size_t shift) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(v.data());
+  return v.data() + (64 - address % 64) % 64 / sizeof(float) + shift;
+}
+
 // The vertical kernel with non-temporal stores (float32 -> float32, the only pair it serves)
 // gives the ordinary one's bits on every target, for row lengths and offsets that make some
 // vectors aligned and others not.
@@ -141,13 +150,14 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryVerticalKernel) {
       std::vector<float> src(static_cast<size_t>(2 * t.src_len * inner));
       for (float& v : src) v = static_cast<float>(static_cast<int>(rng() % 200)) * 0.37f;
       const size_t n = static_cast<size_t>(2 * t.rows * inner);
-      std::vector<float> streamed(n + 16), ordinary(n + 16);
+      std::vector<float> streamed(n + 32), ordinary(n + 32);
       for (size_t shift : {size_t{0}, size_t{1}}) {  // aligned and misaligned rows
-        k.vertical_stream(args, src.data(), streamed.data() + shift, 0, 2 * t.rows, nullptr);
-        k.vertical[f32][f32](args, src.data(), ordinary.data() + shift, 0, 2 * t.rows, nullptr);
-        ASSERT_EQ(0,
-                  std::memcmp(streamed.data() + shift, ordinary.data() + shift, n * sizeof(float)))
-            << hwy::TargetName(target) << " inner " << inner;
+        float* s_out = at_boundary(streamed, shift);
+        float* o_out = at_boundary(ordinary, shift);
+        k.vertical_stream(args, src.data(), s_out, 0, 2 * t.rows, nullptr);
+        k.vertical[f32][f32](args, src.data(), o_out, 0, 2 * t.rows, nullptr);
+        ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
+            << hwy::TargetName(target) << " inner " << inner << " shift " << shift;
       }
     }
   }
@@ -181,15 +191,15 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryHorizontalKernel) {
       src[spec.in_len + 9] = std::numeric_limits<float>::infinity();
       const size_t n = static_cast<size_t>(outer * spec.out_len);
       for (size_t shift : {size_t{0}, size_t{1}}) {  // aligned and misaligned outputs
-        std::vector<float> streamed(n + 16, -1.0f), ordinary(n + 16, -2.0f);
+        std::vector<float> streamed(n + 32, -1.0f), ordinary(n + 32, -2.0f);
+        float* s_out = at_boundary(streamed, shift);
+        float* o_out = at_boundary(ordinary, shift);
         const int64_t cuts[] = {0, 4, 5, outer};
         for (int c = 0; c < 3; ++c) {
-          k.horizontal_stream(args, src.data(), streamed.data() + shift, cuts[c], cuts[c + 1],
-                              nullptr);
+          k.horizontal_stream(args, src.data(), s_out, cuts[c], cuts[c + 1], nullptr);
         }
-        k.horizontal[f32][f32](args, src.data(), ordinary.data() + shift, 0, outer, nullptr);
-        ASSERT_EQ(0,
-                  std::memcmp(streamed.data() + shift, ordinary.data() + shift, n * sizeof(float)))
+        k.horizontal[f32][f32](args, src.data(), o_out, 0, outer, nullptr);
+        ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
             << hwy::TargetName(target) << " " << spec.in_len << "->" << spec.out_len << " shift "
             << shift;
       }
