@@ -116,6 +116,32 @@ HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, rounded)), du16, reinterpret_cast<uint16_t*>(p));
 }
 
+// Two vectors of outputs, p[0, 2 Lanes): the store above for each.
+template <typename T>
+HWY_INLINE void store2(VF v0, VF v1, DF d, T* p) {
+  store(v0, d, p);
+  store(v1, d, p + hn::Lanes(d));
+}
+
+#if UPSAMPLE_BF16_CONVERT
+// bfloat16: VCVTNE2PS2BF16 converts both vectors in one instruction, by the rule of
+// VCVTNEPS2BF16, when neither has a NaN or denormal lane; the others go the way above. On the Zen 5
+// host of docs/performance.md either instruction takes about 3.3 cycles, so the pair halves the
+// conversions' cost (W17's vertical pass, "Two bfloat16 vectors per conversion").
+HWY_INLINE void store2(VF v0, VF v1, DF d, BFloat16* p) {
+  constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;  // VFPCLASSPS: QNaN, denormal, SNaN
+  if (bf16_convert && (_mm512_fpclass_ps_mask(v0.raw, kNaNOrDenormal) |
+                       _mm512_fpclass_ps_mask(v1.raw, kNaNOrDenormal)) == 0) {
+    __m512i bits;  // (low half from the last operand: v0's 16 values first)
+    asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(bits) : "v"(v1.raw), "v"(v0.raw));
+    _mm512_storeu_si512(p, bits);
+    return;
+  }
+  store(v0, d, p);
+  store(v1, d, p + hn::Lanes(d));
+}
+#endif
+
 HWY_INLINE void store(VF v_any, DF d, Half* p) {
   const VF v = canonical(v_any, d);
 #if UPSAMPLE_F16C
@@ -187,10 +213,11 @@ HWY_INLINE bool with_held_taps(int64_t n, const Fn& fn) {
 #if !HWY_HAVE_SCALABLE  // (arrays of vectors; sizeless vector types run the general loop)
 // The full vectors of an output row of kTaps taps (source rows plane + (index[k] - bias) *
 // inner, weights weight[k]), the rows' pointers and weights held in registers; returns where the
-// tail begins. The operations of the general loop, in its order.
-template <int kTaps, typename Tin, class Put>
+// tail begins. The operations of the general loop, in its order. kPairs: two vectors at a time
+// through put2 (then one through put).
+template <int kTaps, bool kPairs, typename Tin, class Put, class Put2>
 HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, const float* weight,
-                                 int64_t bias, int64_t inner, Put& put) {
+                                 int64_t bias, int64_t inner, Put& put, Put2& put2) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const Tin* x[kTaps];
   VF w[kTaps];
@@ -199,6 +226,17 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
     w[k] = hn::Set(d, weight[k]);
   }
   int64_t i = 0;
+  if constexpr (kPairs) {
+    for (; i + 2 * lanes <= inner; i += 2 * lanes) {
+      VF acc0 = hn::Mul(w[0], load(d, x[0] + i));
+      VF acc1 = hn::Mul(w[0], load(d, x[0] + i + lanes));
+      for (int k = 1; k < kTaps; ++k) {
+        acc0 = hn::Add(acc0, hn::Mul(w[k], load(d, x[k] + i)));
+        acc1 = hn::Add(acc1, hn::Mul(w[k], load(d, x[k] + i + lanes)));
+      }
+      put2(acc0, acc1, i);
+    }
+  }
   for (; i + lanes <= inner; i += lanes) {
     VF acc = hn::Mul(w[0], load(d, x[0] + i));
     for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], load(d, x[k] + i)));
@@ -287,6 +325,16 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       }
       store(acc, d, out + i);
     };
+    // Two vectors at once: bfloat16 converts them in one instruction (store2).
+    constexpr bool kPairs = std::is_same_v<Tout, BFloat16> && !kStream;
+    auto put2 = [&](VF acc0, VF acc1, int64_t i) HWY_ATTR __attribute__((always_inline)) {
+      if constexpr (kPairs) {
+        store2(acc0, acc1, d, out + i);
+      } else {
+        put(acc0, i);
+        put(acc1, i + lanes);
+      }
+    };
     int64_t i = 0;
 #if !HWY_HAVE_SCALABLE
     // Rows of 1 to 8 taps: their source rows and weights held in registers for the run. Where
@@ -296,7 +344,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     with_held_taps(e1 - e0, [&](auto taps) {
       constexpr int kTaps = decltype(taps)::value;
       for (int64_t e = e0;;) {
-        i = vertical_held<kTaps>(d, plane, index + e, weight + e, bias, inner, put);
+        i = vertical_held<kTaps, kPairs>(d, plane, index + e, weight + e, bias, inner, put, put2);
         if (!runs || item + 1 == end || r + 1 == rows || offsets[r + 2] - offsets[r + 1] != kTaps) {
           break;
         }
@@ -323,10 +371,8 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
         acc2 = hn::Add(acc2, hn::Mul(w, load(d, x + 2 * lanes)));
         acc3 = hn::Add(acc3, hn::Mul(w, load(d, x + 3 * lanes)));
       }
-      put(acc0, i);
-      put(acc1, i + lanes);
-      put(acc2, i + 2 * lanes);
-      put(acc3, i + 3 * lanes);
+      put2(acc0, acc1, i);
+      put2(acc2, acc3, i + 2 * lanes);
     }
     for (; i + lanes <= inner; i += lanes) {
       auto acc = hn::Mul(hn::Set(d, w0), load(d, x0 + i));

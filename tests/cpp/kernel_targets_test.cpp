@@ -699,8 +699,10 @@ TEST(KernelTargets, ConversionsAreExactOnEveryTarget) {
 // The vertical kernels' stores too: rows of one tap (weight 1: the values themselves) over the
 // narrowing cases, each row 5 full vectors and a tail, or 4 full vectors (rows of whole vectors
 // run in runs of rows in `vertical`). Vectors with and without NaN or denormal lanes both
-// occur, and so do rows of 4 vectors with and without them (with AVX512_BF16 a bfloat16 vector
-// without them is converted in one instruction, the others the portable way).
+// occur, and so do rows of 4 vectors with and without them, and pairs of vectors (0 and 1, 2 and
+// 3 of a row) of which only one has them: with AVX512_BF16 a bfloat16 pair without them is
+// converted in one instruction (store2), a vector without them in one, the others the portable
+// way.
 TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
   ForEachTarget targets;
   const std::vector<float> values = narrowing_cases();
@@ -715,21 +717,25 @@ TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
       args.shape = {1, rows, rows, inner};
       std::vector<unsigned char> src(static_cast<size_t>(rows * inner) * 4);
       std::memcpy(src.data(), values.data(), src.size());
-      int64_t vectors = 0, special_vectors = 0, special_rows = 0;
+      int64_t vectors = 0, special_vectors = 0, special_rows = 0, mixed_pairs = 0;
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t before = special_vectors;
+        bool special[5] = {};
         for (int64_t v = 0; v + k.lanes <= inner; v += k.lanes, ++vectors) {
           const float* first = &values[r * inner + v];
-          special_vectors += std::any_of(first, first + k.lanes, [](float f) {
+          special[v / k.lanes] = std::any_of(first, first + k.lanes, [](float f) {
             return std::isnan(f) || std::fpclassify(f) == FP_SUBNORMAL;
           });
+          special_vectors += special[v / k.lanes];
         }
         special_rows += special_vectors > before;
+        mixed_pairs += (special[0] != special[1]) + (special[2] != special[3]);
       }
       ASSERT_GT(special_vectors, 100);
       ASSERT_LT(special_vectors, vectors - 100);
       ASSERT_GT(special_rows, 100);
       ASSERT_LT(special_rows, rows - 100);
+      ASSERT_GT(mixed_pairs, 50);
       for (DType type : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kUInt16}) {
         const int out = static_cast<int>(type), f32 = static_cast<int>(DType::kFloat32);
         const size_t es = dtype_size(type);
