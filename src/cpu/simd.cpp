@@ -88,6 +88,8 @@ HWY_INLINE void store(VF v, DF d, float* p) { hn::StoreU(canonical(v, d), d, p);
     (defined(__GNUC__) || defined(__clang__))
 #define UPSAMPLE_BF16_CONVERT 1
 bool bf16_convert = false;
+// VFPCLASSPS classes the instruction does not take: QNaN, denormal, SNaN.
+constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;
 #else
 #define UPSAMPLE_BF16_CONVERT 0
 #endif
@@ -98,7 +100,6 @@ bool bf16_convert = false;
 HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
 #if UPSAMPLE_BF16_CONVERT
   static_assert(hn::MaxLanes(DF()) == 16);
-  constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;  // VFPCLASSPS: QNaN, denormal, SNaN
   if (bf16_convert && _mm512_fpclass_ps_mask(v_any.raw, kNaNOrDenormal) == 0) {
     __m256i bits;
     asm("vcvtneps2bf16 %1, %0" : "=v"(bits) : "v"(v_any.raw));
@@ -116,20 +117,13 @@ HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, rounded)), du16, reinterpret_cast<uint16_t*>(p));
 }
 
-// Two vectors of outputs, p[0, 2 Lanes): the store above for each.
-template <typename T>
-HWY_INLINE void store2(VF v0, VF v1, DF d, T* p) {
-  store(v0, d, p);
-  store(v1, d, p + hn::Lanes(d));
-}
-
 #if UPSAMPLE_BF16_CONVERT
-// bfloat16: VCVTNE2PS2BF16 converts both vectors in one instruction, by the rule of
-// VCVTNEPS2BF16, when neither has a NaN or denormal lane; the others go the way above. On the Zen 5
-// host of docs/performance.md either instruction takes about 3.3 cycles, so the pair halves the
-// conversions' cost (W17's vertical pass, "Two bfloat16 vectors per conversion").
+// Two vectors of bfloat16 outputs, p[0, 2 Lanes). VCVTNE2PS2BF16 converts both in one
+// instruction, by the rule of VCVTNEPS2BF16, when neither has a NaN or denormal lane; the others
+// go through store() one by one. In the stand-alone loops of docs/performance.md ("Two bfloat16
+// vectors per conversion") either instruction adds about 0.5 ns to a loop's iteration on the Zen 5
+// host, so one per pair halves the conversions' cost.
 HWY_INLINE void store2(VF v0, VF v1, DF d, BFloat16* p) {
-  constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;  // VFPCLASSPS: QNaN, denormal, SNaN
   if (bf16_convert && (_mm512_fpclass_ps_mask(v0.raw, kNaNOrDenormal) |
                        _mm512_fpclass_ps_mask(v1.raw, kNaNOrDenormal)) == 0) {
     __m512i bits;  // (low half from the last operand: v0's 16 values first)
@@ -325,8 +319,8 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       }
       store(acc, d, out + i);
     };
-    // Two vectors at once: bfloat16 converts them in one instruction (store2).
-    constexpr bool kPairs = std::is_same_v<Tout, BFloat16> && !kStream;
+    // Two vectors at once where bfloat16 converts them in one instruction (store2).
+    constexpr bool kPairs = UPSAMPLE_BF16_CONVERT && std::is_same_v<Tout, BFloat16> && !kStream;
     auto put2 = [&](VF acc0, VF acc1, int64_t i) HWY_ATTR __attribute__((always_inline)) {
       if constexpr (kPairs) {
         store2(acc0, acc1, d, out + i);
