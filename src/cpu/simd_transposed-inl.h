@@ -83,6 +83,14 @@ inline constexpr int64_t kChainGroup = 4;
 // docs/performance.md, W9's horizontal pass alone took 0.28 ms with 128 slots, 0.29 with 256 and
 // 0.33 transposing whole chunks first (two threads).
 inline constexpr int64_t kRingColumns = 128;
+// Columns by which the ring fills a tile's first row vector ahead of its others (ring_tile), at
+// most: where the tile's rows are a multiple of 4 KiB apart (W9's 1024 float32 columns), its two
+// vectors would otherwise load the same columns of 32 rows at once, and those lines all fall in
+// the same L1 set. On the Zen 5 host of docs/performance.md ("The ring's first vector four blocks
+// ahead") W9 took about 15% less time with the first vector 4 blocks ahead (2 blocks: 7-11%,
+// 1 block: 2%, 6 or 8 blocks with a larger ring: no better than 4; the same lead for every
+// vector: no change); rows 4000 bytes apart gained 1%.
+inline constexpr int64_t kLeadBlocks = 4;
 // Outputs per ring chunk: the column ranges of its groups of kChainGroup outputs are found once
 // per call, into arrays of kRingChunk / kChainGroup.
 inline constexpr int64_t kRingChunk = 256;
@@ -395,17 +403,29 @@ void linear_chunks(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t 
 // in the ring are transposed into it (column j in slot j % kRingColumns; the first
 // `mirrored_slots` slots also after the ring), then the group's outputs are computed from its
 // columns, consecutive in memory from group_lo[g]'s slot; every L outputs are transposed out into
-// the rows. A group whose first column was overwritten or lies past the ring's (a table that is
-// not monotone, or a gap) starts the ring again at the block of its first column.
+// the rows. With more than one vector, the first is filled `lead` columns (a multiple of L) ahead
+// of the others (kLeadBlocks). A group whose first column was overwritten or lies past the ring's
+// (a table that is not monotone, or a gap) starts the ring again at the block of its first column.
 template <bool kConsecutive, int64_t kT, typename Tin, typename Tout>
 HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int64_t q0, int64_t q1,
                           const int64_t* group_lo, const int64_t* group_hi, int64_t mirrored_slots,
-                          const Tile<Tin, Tout>& tile, float* ring, float* outs) {
+                          int64_t lead, const Tile<Tin, Tout>& tile, float* ring, float* outs) {
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(DF()));
   constexpr int64_t stride = kT * L;
   static_assert(kRingColumns % L == 0, "blocks of L columns never cross the ring's end");
   static_assert(L % kChainGroup == 0 || kChainGroup % L == 0, "groups within batches, or one");
-  int64_t next = 0, valid = 0;  // the ring holds columns [valid, next); next is a multiple of L
+  if (kT == 1) lead = 0;
+  // Block c's columns of row vector u into its slot (and the mirror's).
+  const auto fill = [&](int64_t u, int64_t c) HWY_ATTR __attribute__((always_inline)) {
+    const int64_t slot = c % kRingColumns;
+    float* mirror = slot < mirrored_slots ? ring + (kRingColumns + slot) * stride : nullptr;
+    transpose_columns_in<L>(d, tile.in + u * L, c, std::min(c + L, src_len) - 1,
+                            ring + slot * stride + u * L, stride,
+                            mirror == nullptr ? nullptr : mirror + u * L);
+  };
+  // The ring holds columns [valid, next) of every vector, and vector 0's up to next + lead (both
+  // multiples of L); valid counts vector 0's overwritten slots.
+  int64_t next = 0, valid = 0;
   for (int64_t b0 = q0; b0 < q1; b0 += L) {
     const int64_t b1 = std::min(b0 + L, q1);
     for (int64_t g0 = b0; g0 < b1; g0 += kChainGroup) {
@@ -413,17 +433,15 @@ HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int6
       const int64_t lo = group_lo[g], hi = group_hi[g];
       const float* at = ring;  // (a group without taps reads no column)
       if (hi >= lo) {
-        if (lo < valid || lo >= next) next = valid = lo / L * L;
-        for (; next <= hi; next += L) {
-          const int64_t slot = next % kRingColumns;
-          float* mirror = slot < mirrored_slots ? ring + (kRingColumns + slot) * stride : nullptr;
-          for (int64_t u = 0; u < kT; ++u) {
-            transpose_columns_in<L>(d, tile.in + u * L, next, std::min(next + L, src_len) - 1,
-                                    ring + slot * stride + u * L, stride,
-                                    mirror == nullptr ? nullptr : mirror + u * L);
-          }
+        if (lo < valid || lo >= next) {
+          next = valid = lo / L * L;
+          for (int64_t c = next; c < std::min(next + lead, src_len); c += L) fill(0, c);
         }
-        valid = std::max(valid, next - kRingColumns);
+        for (; next <= hi; next += L) {
+          for (int64_t u = lead > 0 ? 1 : 0; u < kT; ++u) fill(u, next);
+          if (lead > 0 && next + lead < src_len) fill(0, next + lead);
+        }
+        valid = std::max(valid, next + lead - kRingColumns);
         at = ring + (lo % kRingColumns) * stride;
       }
       transposed_outputs<kConsecutive, kT>(d, t, g0, std::min(g0 + kChainGroup, b1), lo, at,
@@ -435,7 +453,9 @@ HWY_INLINE void ring_tile(DF d, const AxisTable<float>& t, int64_t src_len, int6
 
 // Outputs [q0, q1) (at most kRingChunk) of rows [begin, end) through the ring; false, with
 // nothing written, when a group of outputs spans more than kRingColumns - L + 1 columns: filling
-// the block of its last column (at most L - 1 columns past it) must not overwrite its first.
+// the block of its last column (at most L - 1 columns past it) must not overwrite its first. The
+// first vector's lead takes what room is left (at most kLeadBlocks blocks): the span plus L - 1
+// plus the lead stays within the ring.
 template <typename Tin, typename Tout>
 bool ring_chunk(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t begin, int64_t end,
                 int64_t q0, int64_t q1, float* ring, float* outs) {
@@ -453,12 +473,14 @@ bool ring_chunk(const PassArgs<float>& a, const Tin* src, Tout* dst, int64_t beg
   }
   if (span > kRingColumns - L + 1) return false;
   const int64_t mirrored_slots = (span + L - 1) / L * L;
+  const int64_t lead = std::min(kLeadBlocks, (kRingColumns - L + 1 - span) / L) * L;
   for (int64_t o0 = begin; o0 < end;) {
     const Tile<Tin, Tout> tile(a.shape, src, dst, o0, end);
     o0 += tile.live;
     with_tile_kind(a.table->consecutive_taps, tile.vectors, [&](auto consecutive, auto vectors) {
       ring_tile<decltype(consecutive)::value, decltype(vectors)::value>(
-          d, t, a.shape.src_len, q0, q1, group_lo, group_hi, mirrored_slots, tile, ring, outs);
+          d, t, a.shape.src_len, q0, q1, group_lo, group_hi, mirrored_slots, lead, tile, ring,
+          outs);
     });
   }
   return true;

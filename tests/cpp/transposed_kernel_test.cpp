@@ -177,12 +177,18 @@ TEST(TransposedKernel, RowsOfDifferentLengthsMatchScalar) {
 // are two ring chunks. The last tap is the row's last column, which is not a multiple of the
 // lanes for even widths: the last, partial block lands in a mirrored slot that the last group
 // reads past the ring's end. Tiles of one and two vectors, and a call that starts inside the
-// tensor. (Which path ran is not visible: a ring that took fewer groups would pass too.)
+// tensor. Tiles of two vectors fill the first `lead` columns ahead (kLeadBlocks), as many blocks
+// as the group's span leaves room for: at most (kRingColumns - L + 1 - span) / L of them, so the
+// widths also lie on both sides of each step of that bound (at 16 lanes 33/34, 49/50, 65/66 and
+// 81/82 from 4 blocks down to 0; at 8 lanes 73/74 .. 97/98; at 4 lanes 93/94 .. 105/106). (Which
+// path ran is not visible: a ring that took fewer groups, or a shorter lead, would pass too.)
 TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
   std::mt19937 rng(31);
   on_every_target([&](const SimdKernels& k, PassFn<float> fn, unsigned char* scratch) {
     std::uniform_real_distribution<float> w(-1.0f, 1.0f);
-    for (int64_t width : {60, 96, 97, 98, 104, 105, 106, 108, 109, 110, 112, 113, 114, 140, 260}) {
+    for (int64_t width :
+         {33, 34, 49,  50,  60,  65,  66,  73,  74,  81,  82,  89,  90,  93,  94, 96,
+          97, 98, 101, 102, 104, 105, 106, 108, 109, 110, 112, 113, 114, 140, 260}) {
       AxisTable<float> t;
       t.rows = 300;
       t.src_len = 5 * (t.rows - 1) + 3 + width + 1;
