@@ -216,12 +216,17 @@ TEST(TransposedKernel, GroupsAroundTheRingCapacityMatchScalar) {
 // one before) whose first columns jump: forward past a gap (to 1000, 16 columns a group), a
 // short way back (to 980: below the columns the ring holds since its restart at the block of
 // 1000, though within 128 columns of its end), far back (to 500) and forward again (to 1500).
-// Each jump back must start the ring again; one that read the ring's slots instead would read
-// columns never transposed since.
+// Then a run without gaps from 1680 to 1808 (4 columns a group, so that no group starts the ring
+// again) and back to 1700: the ring's second vectors still hold 1700's columns, but with 16 or 8
+// lanes its first vector, filled `lead` columns ahead (kLeadBlocks), has overwritten them. Each
+// jump back must start the ring again; one that read the ring's slots instead would read columns
+// never transposed since, or overwritten.
 TEST(TransposedKernel, GroupsThatJumpBackMatchScalar) {
   std::mt19937 rng(37);
-  const std::vector<int64_t> group_first = {0,   8,   16,  24,  1000, 1016, 1032, 1048,
-                                            980, 500, 510, 520, 1500, 1520, 1540, 1560};
+  std::vector<int64_t> group_first = {0,   8,   16,  24,  1000, 1016, 1032, 1048,
+                                      980, 500, 510, 520, 1500, 1520, 1540, 1560};
+  for (int64_t first = 1680; first <= 1808; first += 4) group_first.push_back(first);
+  group_first.push_back(1700);
   AxisTable<float> t;
   t.rows = static_cast<int64_t>(group_first.size()) * 4;
   t.src_len = 2000;
