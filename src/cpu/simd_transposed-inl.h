@@ -87,9 +87,11 @@ inline constexpr int64_t kRingColumns = 128;
 // most: where the tile's rows are a multiple of 4 KiB apart (W9's 1024 float32 columns), its two
 // vectors would otherwise load the same columns of 32 rows at once, and those lines all fall in
 // the same L1 set. On the Zen 5 host of docs/performance.md ("The ring's first vector four blocks
-// ahead") W9 took 7-15% less time with the first vector 4 blocks ahead, depending on the host's
-// phase (2 blocks: 7-11%, 1 block: 2%, 6 or 8 blocks with a larger ring: no better than 4; the
-// same lead for every vector: no change); rows 4000 bytes apart gained 1%.
+// ahead") W9 took 1.4-2% less time on two threads and 3% on one with the first vector 4 blocks
+// ahead and its rows 64-byte aligned, as PyTorch and upsample_bench allocate them; 7-15% with
+// its input only 16-byte aligned, every row load split across two lines (2 blocks: 7-11%, 1
+// block: 2%, 6 or 8 blocks with a larger ring: no better than 4; the same lead for every
+// vector: no change; rows 4000 bytes apart: 1%).
 inline constexpr int64_t kLeadBlocks = 4;
 // Outputs per ring chunk: the column ranges of its groups of kChainGroup outputs are found once
 // per call, into arrays of kRingChunk / kChainGroup.
