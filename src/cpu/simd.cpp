@@ -5,7 +5,16 @@
 // saturate; NaN stores 0), so the results equal the scalar kernels' bit for bit (kernels.hpp).
 // Besides the arithmetic kernels, copy_rows_4 moves the elements of unit-tap tables (nearest
 // forward) with permutes only, so every bit pattern is copied exactly.
+//
+// The file is compiled twice, so that a build runs the two compilations side by side: as itself,
+// for the targets below AVX2 and the dispatch (HWY_ONCE, at the end), and from simd_avx.cpp,
+// which sets UPSAMPLE_SIMD_AVX_COPY for the AVX2 and AVX-512 targets. Each copy declares the
+// other's kernel_set(); every target's kernels are compiled once (docs/reliability.md, "Two
+// copies of simd.cpp").
 
+#ifndef UPSAMPLE_SIMD_AVX_COPY
+#define UPSAMPLE_SIMD_AVX_COPY 0
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <algorithm>
@@ -21,6 +30,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace upsample::cpu::HWY_NAMESPACE {
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) == UPSAMPLE_SIMD_AVX_COPY
 namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
@@ -1090,10 +1100,14 @@ const SimdKernels* kernel_set() {
   return &kernels;
 }
 
+#else
+// This target's kernels are in the other copy of the file.
+const SimdKernels* kernel_set();
+#endif
 }  // namespace upsample::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
-#if HWY_ONCE
+#if HWY_ONCE && !UPSAMPLE_SIMD_AVX_COPY
 namespace upsample::cpu {
 
 HWY_EXPORT(kernel_set);
