@@ -754,5 +754,70 @@ TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
   }
 }
 
+// bfloat16 rows of linear resampling (2x and 4x up, 3:2 down) into float32, against the scalar
+// kernel bit for bit, with the elements the random rows of SimdMatchesScalarOnEveryTarget lack.
+// Rows of three kinds: elements just above 2^-109 (sums of two products that nearly cancel are
+// still normal float32 values); elements from 2^-104 down to denormals, a third of them denormal
+// (products and sums denormal too: a kernel that flushed denormals to zero, as VDPBF16PS does,
+// would give zeros there; docs/performance.md, "Two-tap bfloat16 blocks by dot product"); and
+// signed zeros, infinities, NaNs and elements near the largest bfloat16.
+TEST(KernelTargets, BFloat16LinearRowsAreExactOnEveryTarget) {
+  ForEachTarget targets;
+  std::mt19937 rng(23);
+  const int f32 = static_cast<int>(DType::kFloat32), bf16 = static_cast<int>(DType::kBFloat16);
+  const auto element = [&](int kind) -> uint16_t {
+    const uint16_t sign = static_cast<uint16_t>(rng() % 2 ? 0x8000 : 0);
+    const uint16_t mantissa = static_cast<uint16_t>(rng() % 128);
+    int exponent = 0;
+    if (kind == 0) exponent = 18 + static_cast<int>(rng() % 6);
+    if (kind == 1) exponent = rng() % 3 == 0 ? 0 : static_cast<int>(rng() % 24);
+    if (kind == 2) {
+      const uint32_t pick = rng() % 5;
+      if (pick == 0) return sign;                                      // a signed zero
+      if (pick == 1) return static_cast<uint16_t>(sign | 0x7f80);      // an infinity
+      if (pick == 2) return static_cast<uint16_t>(0x7fc0 | mantissa);  // a NaN
+      exponent = 250 + static_cast<int>(rng() % 5);                    // near the largest
+    }
+    return static_cast<uint16_t>(sign | exponent << 7 | mantissa);
+  };
+  int checked_targets = 0, denormal_outputs = 0;  // (of the scalar kernel)
+  for (int64_t target : targets.targets()) {
+    const SimdKernels& k = targets.use(target);
+    ++checked_targets;
+    for (const AxisSpec& spec : {AxisSpec{Mode::kLinear, false, false, 64, 128, 0.0},
+                                 AxisSpec{Mode::kLinear, false, false, 100, 400, 0.0},
+                                 AxisSpec{Mode::kLinear, false, false, 96, 64, 0.0}}) {
+      const AxisTable<float> table = build_axis_table<float>(spec);
+      PassTable<float> padded(table, true, k.lanes);
+      const int64_t n_rows = 48;
+      std::vector<unsigned char> src(static_cast<size_t>(n_rows * table.src_len) * 2);
+      for (int64_t r = 0; r < n_rows; ++r) {
+        const int kind = static_cast<int>(r % 3);
+        for (int64_t i = 0; i < table.src_len; ++i) {
+          const uint16_t e = element(kind);
+          std::memcpy(&src[static_cast<size_t>(r * table.src_len + i) * 2], &e, 2);
+        }
+      }
+      PassArgs<float> args;
+      args.table = &padded;
+      args.shape = {n_rows, table.src_len, table.rows, 1};
+      const auto simd = run_kernel(k.horizontal[bf16][f32], args, DType::kFloat32, n_rows, src,
+                                   n_rows * table.rows);
+      const auto scalar = run_kernel(scalar_horizontal<float>(DType::kBFloat16, DType::kFloat32),
+                                     args, DType::kFloat32, n_rows, src, n_rows * table.rows);
+      for (int64_t i = 0; i < n_rows * table.rows; ++i) {
+        ASSERT_TRUE(same_element(DType::kFloat32, &simd[i * 4], &scalar[i * 4]))
+            << k.target << " " << spec.in_len << "->" << spec.out_len << " row " << i / table.rows
+            << " (kind " << (i / table.rows) % 3 << ") element " << i % table.rows;
+        float value;
+        std::memcpy(&value, &scalar[i * 4], 4);
+        denormal_outputs += std::fpclassify(value) == FP_SUBNORMAL;
+      }
+    }
+  }
+  EXPECT_GE(checked_targets, 2);
+  EXPECT_GT(denormal_outputs, 200 * checked_targets);
+}
+
 }  // namespace
 }  // namespace upsample::cpu
