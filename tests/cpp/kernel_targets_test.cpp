@@ -755,9 +755,10 @@ TEST(KernelTargets, VerticalNarrowingIsExactOnEveryTarget) {
 }
 
 // bfloat16 rows of linear resampling (2x and 4x up, 3:2 down) into float32, against the scalar
-// kernel bit for bit, with the elements the random rows of SimdMatchesScalarOnEveryTarget lack.
-// Rows of three kinds: elements just above 2^-109 (sums of two products that nearly cancel are
-// still normal float32 values); elements from 2^-104 down to denormals, a third of them denormal
+// kernel bit for bit, with denormals, tiny and near-largest elements, and more infinities, NaNs
+// and signed zeros than the random rows of SimdMatchesScalarOnEveryTarget. Rows of three kinds:
+// elements from 2^-109 up to 2^-103 (sums of two products that nearly cancel are still normal
+// float32 values); elements below 2^-103 down to denormals, over a third of them denormal
 // (products and sums denormal too: a kernel that flushed denormals to zero, as VDPBF16PS does,
 // would give zeros there; docs/performance.md, "Two-tap bfloat16 blocks by dot product"); and
 // signed zeros, infinities, NaNs and elements near the largest bfloat16.
