@@ -1,6 +1,7 @@
-// Running a compiled Program: the step list (each step, or fused pair, split between OpenMP
-// threads in static contiguous chunks), or plane mode. Each output element is computed by one
-// thread with the table's fixed summation order, so no choice here changes a bit.
+// Running a compiled Program: the step list (each step, or fused pair, shared between OpenMP
+// threads in contiguous shares that a thread done with its own helps to finish: WorkShares), or
+// plane mode. Each output element is computed by one thread with the table's fixed summation
+// order, so no choice here changes a bit.
 #include <omp.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "cpu/program.hpp"
 #include "cpu/threads.hpp"
+#include "cpu/work_shares.hpp"
 
 namespace upsample::cpu {
 namespace {
@@ -19,6 +21,17 @@ void on_threads(int team, Body&& body) {
   if (team <= 1) return body(0, 1);
 #pragma omp parallel num_threads(team)
   body(omp_get_thread_num(), omp_get_num_threads());
+}
+
+// Ranges of a step's items begin at multiples of kItemGrain (kernels that take rows in groups
+// of 32 then cut a group only where a static share ends), and the smallest holds at least
+// kChunkWork of the step's work (outputs x taps): a call's set-up stays small beside its work.
+constexpr int64_t kItemGrain = 32;
+constexpr int64_t kChunkWork = int64_t{1} << 16;
+
+int64_t chunk_items(int64_t items, int64_t work) {
+  if (work <= 0) return items;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(items) * kChunkWork / work));
 }
 
 }  // namespace
@@ -55,10 +68,12 @@ void Program<W>::run_step(const CompiledStep<W>& s, const void* in, void* out, u
                           int threads) const {
   const int64_t by_work = std::max<int64_t>(1, s.work / (1 << 14));
   const int team = static_cast<int>(std::min<int64_t>({threads, s.items, by_work, scratch_slots_}));
-  on_threads(team, [&](int tid, int nt) {
-    const int64_t begin = s.items * tid / nt;
-    const int64_t end = s.items * (tid + 1) / nt;
-    if (begin < end) s.fn(s.args, in, out, begin, end, scratch(ws, tid));
+  WorkShares shares(s.items, team, chunk_items(s.items, s.work));
+  on_threads(team, [&](int tid, int running) {
+    void* thread_scratch = scratch(ws, tid);
+    shares.run(tid, running, WorkShares::multiples_of(kItemGrain), [&](int64_t begin, int64_t end) {
+      s.fn(s.args, in, out, begin, end, thread_scratch);
+    });
   });
 }
 
@@ -74,17 +89,19 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const int64_t by_work = std::max<int64_t>(1, (a.work + b.work) / (1 << 14));
   if (f.direct) {  // one kernel over b's items (Fused::direct)
     const int team = static_cast<int>(std::min<int64_t>({threads, b.items, by_work}));
-    on_threads(team, [&](int tid, int nt) {
-      const int64_t begin = b.items * tid / nt;
-      const int64_t end = b.items * (tid + 1) / nt;
-      if (begin < end) a.pair_fn(a.args, b.args, in, out, begin, end);
+    WorkShares shares(b.items, team, chunk_items(b.items, a.work + b.work));
+    on_threads(team, [&](int tid, int running) {
+      shares.run(
+          tid, running, WorkShares::multiples_of(kItemGrain),
+          [&](int64_t begin, int64_t end) { a.pair_fn(a.args, b.args, in, out, begin, end); });
     });
     return;
   }
   // The rows the bands cut (b's output rows, or a's for Fused::row_bands), over all planes: each
-  // thread takes an equal contiguous share of them, and walks it in pieces that end at a band's
-  // end, a plane's end or the share's end. A piece lies inside one band, so its intermediate rows
-  // fit the scratch sized for whole bands; a row's arithmetic does not depend on its piece.
+  // thread takes the ranges of them WorkShares gives it, and walks each in pieces that end at a
+  // band's end, a plane's end or the range's end. A piece lies inside one band, so its
+  // intermediate rows fit the scratch sized for whole bands; a row's arithmetic does not depend on
+  // its piece.
   // (Shares of whole bands left W9's 3 planes x 3 bands of 91, 91 and 42 rows at 315 and 357
   // rows a thread.)
   const int64_t plane_rows = f.row_bands ? f.a_rows : b.step.shape.rows;
@@ -92,21 +109,30 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const int team = static_cast<int>(std::min<int64_t>({threads, total, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
-  on_threads(team, [&](int tid, int nt) {
+  WorkShares shares(total, team);
+  // A range of the rows begins at a band's start (a plane's start is one), where a piece would
+  // begin anyway.
+  const auto band_start = [&](int64_t g) {
+    const int64_t plane = g / plane_rows, r = g % plane_rows;
+    if (r % f.band_rows == 0) return g;
+    return plane * plane_rows + std::min((r / f.band_rows + 1) * f.band_rows, plane_rows);
+  };
+  on_threads(team, [&](int tid, int running) {
     auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
     unsigned char* rows = thread_scratch + f.scratch_rows_offset;
     void* a_scratch = thread_scratch + f.scratch_a_offset;
     void* b_scratch = thread_scratch + f.scratch_b_offset;
-    const int64_t begin = total * tid / nt, end = total * (tid + 1) / nt;
-    // Calls piece(plane, r0, r1) for each piece of [begin, end), in order.
+    // Calls piece(plane, r0, r1) for each piece of the thread's ranges, in order.
     const auto for_each_piece = [&](const auto& piece) {
-      for (int64_t g = begin; g < end;) {
-        const int64_t plane = g / plane_rows, r0 = g % plane_rows;
-        const int64_t band_end = std::min((r0 / f.band_rows + 1) * f.band_rows, plane_rows);
-        const int64_t r1 = std::min(band_end, r0 + (end - g));
-        piece(plane, r0, r1);
-        g += r1 - r0;
-      }
+      shares.run(tid, running, band_start, [&](int64_t begin, int64_t end) {
+        for (int64_t g = begin; g < end;) {
+          const int64_t plane = g / plane_rows, r0 = g % plane_rows;
+          const int64_t band_end = std::min((r0 / f.band_rows + 1) * f.band_rows, plane_rows);
+          const int64_t r1 = std::min(band_end, r0 + (end - g));
+          piece(plane, r0, r1);
+          g += r1 - r0;
+        }
+      });
     };
     if (f.row_bands) {
       PassArgs<W> a_args = a.args;
@@ -147,37 +173,40 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   });
 }
 
-// Plane mode: each thread takes a contiguous range of slices and runs every step on blocks of
-// them. A slice's result does not depend on how slices are grouped into blocks or threads.
+// Plane mode: each thread takes the ranges of slices WorkShares gives it and runs every step on
+// blocks of them. A slice's result does not depend on how slices are grouped into blocks or
+// threads.
 template <typename W>
 void Program<W>::run_planes(const void* src, void* dst, unsigned char* ws, int threads) const {
   const int64_t batch = plan_.batch;
   const int64_t by_work = std::max<int64_t>(1, plan_.dst.numel() / (1 << 14));
   const int team = static_cast<int>(
       std::min<int64_t>({threads, strategy_.slots, batch, by_work, scratch_slots_}));
-  on_threads(team, [&](int tid, int nt) {
+  WorkShares shares(batch, team);
+  on_threads(team, [&](int tid, int running) {
     unsigned char* slot = ws + static_cast<size_t>(tid) * slot_bytes_;
-    const int64_t first = batch * tid / nt;
-    const int64_t last = batch * (tid + 1) / nt;
-    for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
-      const int64_t nb = std::min(strategy_.block, last - b0);
-      for (const CompiledStep<W>& s : steps_) {
-        if (s.fused_tail) continue;
-        // A pair run as one kernel (the only fusion plane mode has) writes its tail's output.
-        const CompiledStep<W>& last = s.fused >= 0 ? steps_[fused_[s.fused].b] : s;
-        const void* in = s.step.in == core::Buffer::kSrc
-                             ? static_cast<const unsigned char*>(src) + b0 * s.in_slice_bytes
-                             : static_cast<const void*>(slot + slot_offset(s.step.in));
-        void* out = last.step.out == core::Buffer::kDst
-                        ? static_cast<unsigned char*>(dst) + b0 * last.out_slice_bytes
-                        : static_cast<void*>(slot + slot_offset(last.step.out));
-        if (s.fused >= 0) {
-          s.pair_fn(s.args, last.args, in, out, 0, last.items / batch * nb);
-        } else {
-          s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
-        }
-      }
-    }
+    shares.run(
+        tid, running, WorkShares::multiples_of(strategy_.block), [&](int64_t first, int64_t last) {
+          for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
+            const int64_t nb = std::min(strategy_.block, last - b0);
+            for (const CompiledStep<W>& s : steps_) {
+              if (s.fused_tail) continue;
+              // A pair run as one kernel (the only fusion plane mode has) writes its tail's output.
+              const CompiledStep<W>& last = s.fused >= 0 ? steps_[fused_[s.fused].b] : s;
+              const void* in = s.step.in == core::Buffer::kSrc
+                                   ? static_cast<const unsigned char*>(src) + b0 * s.in_slice_bytes
+                                   : static_cast<const void*>(slot + slot_offset(s.step.in));
+              void* out = last.step.out == core::Buffer::kDst
+                              ? static_cast<unsigned char*>(dst) + b0 * last.out_slice_bytes
+                              : static_cast<void*>(slot + slot_offset(last.step.out));
+              if (s.fused >= 0) {
+                s.pair_fn(s.args, last.args, in, out, 0, last.items / batch * nb);
+              } else {
+                s.fn(s.args, in, out, 0, s.items / batch * nb, scratch(ws, tid));
+              }
+            }
+          }
+        });
   });
 }
 

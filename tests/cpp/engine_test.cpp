@@ -221,6 +221,52 @@ TEST(Engine, WorkspaceIsCheckedAndEmptyBatchIsANoOp) {
   EXPECT_TRUE(execute(plan, nullptr, nullptr, nullptr, 0).ok());
 }
 
+// Threads share out a call's work in chunks and help each other finish (src/cpu/work_shares.hpp),
+// so which thread runs which rows changes from call to call. With 7 threads on fewer cores the
+// threads are descheduled at random points, and the ones running finish the others' shares (the
+// forced case is in work_shares_test.cpp); every call must give the bits of one thread. Shapes
+// large enough for many chunks per thread: fused passes in one band per plane and in several,
+// plane mode, direct pairs and single steps, forward and backward.
+TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
+  std::mt19937 rng(41);
+  const auto problem = [](Mode mode, bool antialias, int rank, int64_t n, int64_t c,
+                          std::array<int64_t, 3> in, std::array<int64_t, 3> out) {
+    Problem p;
+    p.op.mode = mode;
+    p.op.antialias = antialias;
+    p.op.spatial_rank = rank;
+    p.n = n;
+    p.c = c;
+    p.in = in;
+    p.out = out;
+    return p;
+  };
+  const std::vector<Problem> problems = {
+      // fused passes, one band per plane
+      problem(Mode::kLinear, false, 2, 4, 16, {32, 32, 1}, {64, 64, 1}),
+      // antialiased bicubic: transposed rows, two bands of 118 and 52 rows per plane
+      problem(Mode::kCubic, true, 2, 1, 2, {800, 800, 1}, {170, 170, 1}),
+      // the two nearest passes as one kernel
+      problem(Mode::kNearest, false, 2, 4, 16, {32, 32, 1}, {64, 64, 1}),
+      // plane mode
+      problem(Mode::kLinear, false, 3, 2, 4, {12, 12, 12}, {24, 24, 24}),
+      // one pass
+      problem(Mode::kLinear, false, 1, 4, 16, {1000, 1, 1}, {2000, 1, 1}),
+  };
+  for (const Problem& p : problems) {
+    for (Direction dir : {Direction::kForward, Direction::kBackward}) {
+      std::vector<float> x(numel(p, dir == Direction::kForward ? p.in : p.out));
+      for (auto& v : x) v = std::normal_distribution<float>()(rng);
+      const auto one = run<float>(p, dir, x, DType::kFloat32, false, 1);
+      for (int call = 0; call < 8; ++call) {
+        ASSERT_TRUE(bitwise_equal(one, run<float>(p, dir, x, DType::kFloat32, false, 7)))
+            << describe(p) << (dir == Direction::kForward ? " forward" : " backward") << " call "
+            << call;
+      }
+    }
+  }
+}
+
 // float16 / bfloat16 convert in the kernels' loads and stores; results must still be bitwise
 // identical for any thread count and layout (plane mode and row-split mode, vector bodies and
 // tails).
