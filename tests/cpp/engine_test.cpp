@@ -1,6 +1,7 @@
 // The native API end to end: against the float64 reference, the adjoint identity, thread-count
 // and layout invariance, views, validation.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -221,14 +222,9 @@ TEST(Engine, WorkspaceIsCheckedAndEmptyBatchIsANoOp) {
   EXPECT_TRUE(execute(plan, nullptr, nullptr, nullptr, 0).ok());
 }
 
-// Threads share out a call's work in chunks and help each other finish (src/cpu/work_shares.hpp),
-// so which thread runs which rows changes from call to call. With 7 threads on fewer cores the
-// threads are descheduled at random points, and the ones running finish the others' shares (the
-// forced case is in work_shares_test.cpp); every call must give the bits of one thread. Shapes
-// large enough for many chunks per thread: fused passes in one band per plane and in several,
-// plane mode, direct pairs and single steps, forward and backward.
-TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
-  std::mt19937 rng(41);
+// Shapes large enough for many chunks per thread (src/cpu/work_shares.hpp): fused passes in one
+// band per plane and in several, plane mode, direct pairs and single steps.
+std::vector<Problem> chunked_problems() {
   const auto problem = [](Mode mode, bool antialias, int rank, int64_t n, int64_t c,
                           std::array<int64_t, 3> in, std::array<int64_t, 3> out) {
     Problem p;
@@ -241,7 +237,7 @@ TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
     p.out = out;
     return p;
   };
-  const std::vector<Problem> problems = {
+  return {
       // fused passes, one band per plane
       problem(Mode::kLinear, false, 2, 4, 16, {32, 32, 1}, {64, 64, 1}),
       // antialiased bicubic: transposed rows, two bands of 118 and 52 rows per plane
@@ -253,7 +249,15 @@ TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
       // one pass
       problem(Mode::kLinear, false, 1, 4, 16, {1000, 1, 1}, {2000, 1, 1}),
   };
-  for (const Problem& p : problems) {
+}
+
+// Threads share out a call's work in chunks and help each other finish, so which thread runs
+// which rows changes from call to call. With 7 threads on fewer cores the threads are descheduled
+// at random points, and the ones running finish the others' shares (the forced case is in
+// work_shares_test.cpp); every call must give the bits of one thread, forward and backward.
+TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
+  std::mt19937 rng(41);
+  for (const Problem& p : chunked_problems()) {
     for (Direction dir : {Direction::kForward, Direction::kBackward}) {
       std::vector<float> x(numel(p, dir == Direction::kForward ? p.in : p.out));
       for (auto& v : x) v = std::normal_distribution<float>()(rng);
@@ -264,6 +268,24 @@ TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
             << call;
       }
     }
+  }
+}
+
+// A call made from inside another OpenMP parallel region gets a region of one thread (nested
+// regions are inactive by default) although it asks for two: that thread runs its own share and
+// then the share of the thread that never started. Every element is computed, with the bits of a
+// one-thread call, on each of the outer region's threads at once.
+TEST(Engine, CallsInsideAnOpenMPRegionComputeEveryElement) {
+  std::mt19937 rng(43);
+  for (const Problem& p : chunked_problems()) {
+    std::vector<float> x(numel(p, p.in));
+    for (auto& v : x) v = std::normal_distribution<float>()(rng);
+    const auto one = run<float>(p, Direction::kForward, x, DType::kFloat32, false, 1);
+    std::vector<std::vector<float>> got(3);
+#pragma omp parallel num_threads(3)
+    got[static_cast<size_t>(omp_get_thread_num())] =
+        run<float>(p, Direction::kForward, x, DType::kFloat32, false, 2);
+    for (const auto& g : got) EXPECT_TRUE(bitwise_equal(one, g)) << describe(p);
   }
 }
 
