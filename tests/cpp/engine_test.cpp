@@ -252,9 +252,11 @@ std::vector<Problem> chunked_problems() {
 }
 
 // Threads share out a call's work in chunks and help each other finish, so which thread runs
-// which rows changes from call to call. With 7 threads on fewer cores the threads are descheduled
-// at random points, and the ones running finish the others' shares (the forced case is in
-// work_shares_test.cpp); every call must give the bits of one thread, forward and backward.
+// which rows changes from call to call. With 3 threads on 2 vCPUs (CI's machines) the threads are
+// descheduled at random points, and the ones running finish the others' shares (the forced case
+// is in work_shares_test.cpp); every call must give the bits of one thread, forward and backward.
+// (Not 7 threads: LLVM's libomp 14, the sanitizer builds' OpenMP, then reports leaks of its own,
+// docs/reliability.md.)
 TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
   std::mt19937 rng(41);
   for (const Problem& p : chunked_problems()) {
@@ -263,7 +265,7 @@ TEST(Engine, BitsDoNotDependOnWhichThreadRunsAChunk) {
       for (auto& v : x) v = std::normal_distribution<float>()(rng);
       const auto one = run<float>(p, dir, x, DType::kFloat32, false, 1);
       for (int call = 0; call < 8; ++call) {
-        ASSERT_TRUE(bitwise_equal(one, run<float>(p, dir, x, DType::kFloat32, false, 7)))
+        ASSERT_TRUE(bitwise_equal(one, run<float>(p, dir, x, DType::kFloat32, false, 3)))
             << describe(p) << (dir == Direction::kForward ? " forward" : " backward") << " call "
             << call;
       }
