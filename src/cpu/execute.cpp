@@ -23,9 +23,10 @@ void on_threads(int team, Body&& body) {
   body(omp_get_thread_num(), omp_get_num_threads());
 }
 
-// Ranges of a step's items begin at multiples of kItemGrain (kernels that take rows in groups
-// of 32 then cut a group only where a static share ends), and the smallest holds at least
-// kChunkWork of the step's work (outputs x taps): a call's set-up stays small beside its work.
+// Ranges of a step's items begin at multiples of kItemGrain from their share's start (kernels that
+// take rows in groups of 32 then cut their groups where the static split did), and the smallest
+// holds about kChunkWork of the step's work (outputs x taps) or more: a call's set-up stays small
+// beside its work.
 constexpr int64_t kItemGrain = 32;
 constexpr int64_t kChunkWork = int64_t{1} << 16;
 
@@ -110,9 +111,9 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
   WorkShares shares(total, team);
-  // A range of the rows begins at a band's start (a plane's start is one), where a piece would
-  // begin anyway.
-  const auto band_start = [&](int64_t g) {
+  // A range of the rows other than a share's first begins at a band's start (a plane's start is
+  // one), where a piece would begin anyway.
+  const auto band_start = [&](int64_t g, int64_t) {
     const int64_t plane = g / plane_rows, r = g % plane_rows;
     if (r % f.band_rows == 0) return g;
     return plane * plane_rows + std::min((r / f.band_rows + 1) * f.band_rows, plane_rows);

@@ -19,11 +19,12 @@ namespace upsample::cpu {
 // the other threads wait, is small: with chunks of equal size a helper that took the last one
 // near the end of a balanced call overshot the owner by up to a chunk (W11 and W17 were 1.5-2%
 // slower than a static split). K is kChunksPerShare, fewer where the smallest chunk would hold
-// less than min_chunk elements. The caller's snap(g) moves each nominal start forward to the
-// first place at or after g where a range may begin (where its kernels would cut a range anyway:
-// a band's end, a group of rows), and a chunk that snapping leaves empty is skipped. So when no
-// thread helps another, each thread's calls cover its share in the ranges a static split would
-// make, cut only at snapped places.
+// less than min_chunk elements (before snapping). The caller's snap(g, share_begin) moves each
+// nominal start forward to the first place at or after g where a range may begin (where its
+// kernels would cut the work anyway: a band's start, a multiple of a group of rows or of a block
+// counted from the share's start, as the static split's groups and blocks are), and a chunk that
+// snapping leaves empty is skipped. So when no thread helps another, each thread's calls cover its
+// share in the ranges a static split would make, cut only at snapped places.
 //
 // Why: a static split waits for its slowest thread. On the shared hosts of docs/performance.md
 // ("Threads that finish each other's shares") one of the two vCPUs runs the same loop 1.4-1.9x
@@ -35,14 +36,15 @@ namespace upsample::cpu {
 //
 // A share's unclaimed chunks are [front, back), both in one atomic word (front in the low 32
 // bits), so an owner's claim of its front and a helper's claim of its back cannot both take the
-// last chunk. A team of one, and teams larger than kMaxTeam, run their static shares without help.
+// last chunk. A team of one (or none), and teams larger than kMaxTeam, run their static shares
+// without help.
 class WorkShares {
  public:
   static constexpr int kMaxTeam = 64;
   static constexpr int64_t kChunksPerShare = 16;
 
   WorkShares(int64_t total, int team, int64_t min_chunk = 1) : total_(total), team_(team) {
-    if (team_ == 1 || team_ > kMaxTeam) return;
+    if (team_ <= 1 || team_ > kMaxTeam) return;
     min_chunk = std::max<int64_t>(1, min_chunk);
     for (int t = 0; t < team_; ++t) {
       const int64_t len = share_end(t) - share_begin(t);
@@ -61,12 +63,12 @@ class WorkShares {
   // fewer than the team asked for: nested in another region, or under a thread limit): calls
   // fn(begin, end) for each non-empty range it claims, in order. Shares whose thread did not
   // start are finished by the others as any share is; without help, thread tid runs the static
-  // shares tid, tid + running, ... snap(g) returns the first place >= g where a range may begin; it
-  // must not decrease as g grows (it may pass the end of g's share: ranges are clipped to their
-  // share).
+  // shares tid, tid + running, ... snap(g, share_begin) returns the first place >= g where a range
+  // of the share that begins at share_begin may begin; it must not decrease as g grows (it may pass
+  // the end of the share: ranges are clipped to it).
   template <typename Snap, typename Fn>
   void run(int tid, int running, const Snap& snap, Fn&& fn) {
-    if (team_ == 1 || team_ > kMaxTeam) {
+    if (team_ <= 1 || team_ > kMaxTeam) {
       for (int t = tid; t < team_; t += running) {
         const int64_t begin = share_begin(t), end = share_end(t);
         if (begin < end) fn(begin, end);
@@ -80,9 +82,11 @@ class WorkShares {
     }
   }
 
-  // snap() for ranges that may begin at any multiple of `grain`.
+  // snap() for ranges that may begin at any multiple of `grain` from their share's start.
   static auto multiples_of(int64_t grain) {
-    return [grain](int64_t g) { return (g + grain - 1) / grain * grain; };
+    return [grain](int64_t g, int64_t share_begin) {
+      return share_begin + (g - share_begin + grain - 1) / grain * grain;
+    };
   }
 
  private:
@@ -120,7 +124,7 @@ class WorkShares {
       // len * (K - k)^2 / K^2 without overflow: (K - k)^2 <= K^2 <= 256.
       const int64_t m = (chunks_[t] - k) * (chunks_[t] - k);
       const int64_t left = len / k2 * m + len % k2 * m / k2;
-      return std::min(share1, snap(share1 - left));
+      return std::min(share1, snap(share1 - left, share0));
     };
     const int64_t begin = start(c), end = start(c + 1);
     if (begin < end) fn(begin, end);

@@ -222,8 +222,9 @@ TEST(Engine, WorkspaceIsCheckedAndEmptyBatchIsANoOp) {
   EXPECT_TRUE(execute(plan, nullptr, nullptr, nullptr, 0).ok());
 }
 
-// Shapes large enough for many chunks per thread (src/cpu/work_shares.hpp): fused passes in one
-// band per plane and in several, plane mode, direct pairs and single steps.
+// Shapes large enough for several chunks per thread with 3 threads (src/cpu/work_shares.hpp):
+// fused passes in one band per plane and in several, plane mode (blocks of 9 slices), direct pairs
+// and single steps (chunks of 32 rows and more).
 std::vector<Problem> chunked_problems() {
   const auto problem = [](Mode mode, bool antialias, int rank, int64_t n, int64_t c,
                           std::array<int64_t, 3> in, std::array<int64_t, 3> out) {
@@ -243,11 +244,11 @@ std::vector<Problem> chunked_problems() {
       // antialiased bicubic: transposed rows, two bands of 118 and 52 rows per plane
       problem(Mode::kCubic, true, 2, 1, 2, {800, 800, 1}, {170, 170, 1}),
       // the two nearest passes as one kernel
-      problem(Mode::kNearest, false, 2, 4, 16, {32, 32, 1}, {64, 64, 1}),
+      problem(Mode::kNearest, false, 2, 4, 32, {64, 64, 1}, {128, 128, 1}),
       // plane mode
-      problem(Mode::kLinear, false, 3, 2, 4, {12, 12, 12}, {24, 24, 24}),
+      problem(Mode::kLinear, false, 3, 2, 32, {12, 12, 12}, {24, 24, 24}),
       // one pass
-      problem(Mode::kLinear, false, 1, 4, 16, {1000, 1, 1}, {2000, 1, 1}),
+      problem(Mode::kLinear, false, 1, 4, 256, {1000, 1, 1}, {2000, 1, 1}),
   };
 }
 

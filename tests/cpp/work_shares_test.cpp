@@ -35,7 +35,7 @@ std::vector<Ranges> run_team(WorkShares& shares, int running, const Snap& snap) 
 }
 
 // Every element of [0, total) in exactly one range; every range non-empty and starting at 0, at
-// a static share's start, or where snap() leaves a place unmoved.
+// a static share's start, or where snap() leaves a place of its share unmoved.
 template <typename Snap>
 void expect_partition(const std::vector<Ranges>& got, int64_t total, int team, const Snap& snap,
                       const std::string& what) {
@@ -47,7 +47,11 @@ void expect_partition(const std::vector<Ranges>& got, int64_t total, int team, c
       ASSERT_LE(e, total) << what;
       bool share_start = false;
       for (int t = 0; t < team; ++t) share_start |= b == total * t / team;
-      EXPECT_TRUE(share_start || snap(b) == b) << what << " range starts at " << b;
+      int64_t share_begin = 0;  // of the share holding b
+      for (int t = 0; t < team; ++t) {
+        if (total * t / team <= b) share_begin = total * t / team;
+      }
+      EXPECT_TRUE(share_start || snap(b, share_begin) == b) << what << " range starts at " << b;
       for (int64_t i = b; i < e; ++i) ++seen[static_cast<size_t>(i)];
     }
   }
@@ -171,7 +175,7 @@ TEST(WorkShares, AStalledThreadsShareIsFinishedByTheOther) {
 // chunk that snapping empties is skipped.
 TEST(WorkShares, RangesBeginWhereSnapAllows) {
   const int64_t total = 3 * 224;  // W9's three planes of 224 output rows in bands of 91
-  const auto band_start = [](int64_t g) {
+  const auto band_start = [](int64_t g, int64_t) {
     const int64_t plane = g / 224, r = g % 224;
     if (r % 91 == 0) return g;
     return plane * 224 + std::min<int64_t>((r / 91 + 1) * 91, 224);
@@ -184,6 +188,51 @@ TEST(WorkShares, RangesBeginWhereSnapAllows) {
   const Ranges expect = {{0, 91},    {91, 182},  {182, 224}, {224, 315}, {315, 336},
                          {630, 672}, {539, 630}, {448, 539}, {406, 448}, {336, 406}};
   EXPECT_EQ(all, expect);
+}
+
+// Multiples of a grain count from the share's start, where the static split's blocks begin: with
+// 42 elements in blocks of 8, share 1 = [21, 42) is cut only at 29 or 37 (its blocks' starts),
+// share 0 = [0, 21) only at 8 or 16.
+TEST(WorkShares, GrainsCountFromTheShareStart) {
+  WorkShares shares(42, 2);
+  Ranges got;
+  shares.run(1, 2, WorkShares::multiples_of(8),
+             [&](int64_t b, int64_t e) { got.emplace_back(b, e); });
+  // (Thread 1 runs its own share, then helps share 0 from its back. Share 1's chunks nominally
+  // start at 10, 16 and 20 into it, which snap to 16, 16 and 24: ranges [21, 37) and [37, 42).)
+  const Ranges expect = {{21, 37}, {37, 42}, {16, 21}, {0, 16}};
+  EXPECT_EQ(got, expect);
+}
+
+// Owners and helpers racing for the same chunks: 4 threads released at once, shares of a few
+// one-element chunks, many times over. A claim that let two threads take one chunk, or lost one,
+// shows as an element run twice or never (a logic race, which ThreadSanitizer does not see).
+TEST(WorkShares, RacingClaimsHandOutEveryChunkOnce) {
+  constexpr int kTeam = 4;
+  for (int round = 0; round < 200; ++round) {
+    const int64_t total = 8 + round % 57;
+    WorkShares shares(total, kTeam);
+    std::vector<std::atomic<int>> seen(static_cast<size_t>(total));
+    for (auto& v : seen) v.store(0);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kTeam; ++t) {
+      threads.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < kTeam) {
+        }
+        // Thread 0 starts a little late, so the others reach its share while it claims.
+        if (t == 0) std::this_thread::yield();
+        shares.run(t, kTeam, WorkShares::multiples_of(1), [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) seen[static_cast<size_t>(i)].fetch_add(1);
+        });
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int64_t i = 0; i < total; ++i) {
+      ASSERT_EQ(seen[static_cast<size_t>(i)].load(), 1) << "round " << round << " element " << i;
+    }
+  }
 }
 
 }  // namespace
