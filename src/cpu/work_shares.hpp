@@ -17,7 +17,7 @@ namespace upsample::cpu {
 // nominally starts len * (1 - ((K - k) / K)^2) into it, so the first is about 2/K of the share and
 // the last 1/K^2. A helper takes the small ones, and the last chunk of a call, which sets how long
 // the other threads wait, is small: with chunks of equal size a helper that took the last one
-// near the end of a balanced call overshot the owner by up to a chunk (W11 and W17 were 1.5-2%
+// near the end of a balanced call overshot the owner by up to a chunk (W11 and W17 were 1.5-2.2%
 // slower than a static split). K is kChunksPerShare, fewer where the smallest chunk would hold
 // less than min_chunk elements (before snapping). The caller's snap(g, share_begin) moves each
 // nominal start forward to the first place at or after g where a range may begin (where its
