@@ -32,7 +32,11 @@ constexpr int64_t kChunkWork = int64_t{1} << 16;
 
 int64_t chunk_items(int64_t items, int64_t work) {
   if (work <= 0) return items;
-  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(items) * kChunkWork / work));
+  // (At most items, so the conversion is in range whatever the ratio of work to items.)
+  const double chunk =
+      std::min(static_cast<double>(items),
+               static_cast<double>(items) * kChunkWork / static_cast<double>(work));
+  return std::max<int64_t>(1, static_cast<int64_t>(chunk));
 }
 
 }  // namespace
@@ -110,13 +114,16 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
   const int team = static_cast<int>(std::min<int64_t>({threads, total, by_work, scratch_slots_}));
   const auto* a_src = static_cast<const unsigned char*>(in);
   auto* b_dst = static_cast<unsigned char*>(out);
+  // The end of the band that holds row r of a plane.
+  const auto band_end = [&](int64_t r) {
+    return std::min((r / f.band_rows + 1) * f.band_rows, plane_rows);
+  };
   WorkShares shares(total, team);
   // A range of the rows other than a share's first begins at a band's start (a plane's start is
   // one), where a piece would begin anyway.
   const auto band_start = [&](int64_t g, int64_t) {
     const int64_t plane = g / plane_rows, r = g % plane_rows;
-    if (r % f.band_rows == 0) return g;
-    return plane * plane_rows + std::min((r / f.band_rows + 1) * f.band_rows, plane_rows);
+    return r % f.band_rows == 0 ? g : plane * plane_rows + band_end(r);
   };
   on_threads(team, [&](int tid, int running) {
     auto* thread_scratch = static_cast<unsigned char*>(scratch(ws, tid));
@@ -128,8 +135,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
       shares.run(tid, running, band_start, [&](int64_t begin, int64_t end) {
         for (int64_t g = begin; g < end;) {
           const int64_t plane = g / plane_rows, r0 = g % plane_rows;
-          const int64_t band_end = std::min((r0 / f.band_rows + 1) * f.band_rows, plane_rows);
-          const int64_t r1 = std::min(band_end, r0 + (end - g));
+          const int64_t r1 = std::min(band_end(r0), r0 + (end - g));
           piece(plane, r0, r1);
           g += r1 - r0;
         }
@@ -187,9 +193,9 @@ void Program<W>::run_planes(const void* src, void* dst, unsigned char* ws, int t
   on_threads(team, [&](int tid, int running) {
     unsigned char* slot = ws + static_cast<size_t>(tid) * slot_bytes_;
     shares.run(
-        tid, running, WorkShares::multiples_of(strategy_.block), [&](int64_t first, int64_t last) {
-          for (int64_t b0 = first; b0 < last; b0 += strategy_.block) {
-            const int64_t nb = std::min(strategy_.block, last - b0);
+        tid, running, WorkShares::multiples_of(strategy_.block), [&](int64_t first, int64_t end) {
+          for (int64_t b0 = first; b0 < end; b0 += strategy_.block) {
+            const int64_t nb = std::min(strategy_.block, end - b0);
             for (const CompiledStep<W>& s : steps_) {
               if (s.fused_tail) continue;
               // A pair run as one kernel (the only fusion plane mode has) writes its tail's output.
