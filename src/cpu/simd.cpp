@@ -874,9 +874,26 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     }
     row_by_row(kind, uniform);
   } else {
-    for (int64_t q = 0, rq = r; q < blocks; ++q, rq += lanes) {
-      for (int j = 0; j < n; ++j) block(x[j], out[j], q, rq, kind, uniform);
+    auto across = [&](auto kind_c, auto uniform_c) HWY_ATTR __attribute__((always_inline)) {
+      for (int64_t q = 0, rq = r; q < blocks; ++q, rq += lanes) {
+        for (int j = 0; j < n; ++j) block(x[j], out[j], q, rq, kind_c, uniform_c);
+      }
+    };
+    // Short runs of float32 rows into float32 (the backward passes' border blocks: W2's rows of
+    // 4 blocks are half border blocks, 3 to 5 taps over windows of 2 or 3 vectors) with their
+    // kind and uniformity as constants: tested per tap, they took 7% of W2's time
+    // (docs/performance.md, "Border blocks with constant kinds").
+    if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+      using kTwo = std::integral_constant<int, 2>;
+      using kThree = std::integral_constant<int, 3>;
+      if (kind == 2) {
+        return uniform ? across(kTwo{}, std::true_type{}) : across(kTwo{}, std::false_type{});
+      }
+      if (kind == 3) {
+        return uniform ? across(kThree{}, std::true_type{}) : across(kThree{}, std::false_type{});
+      }
     }
+    across(kind, uniform);
   }
 }
 #endif
