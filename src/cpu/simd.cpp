@@ -881,7 +881,7 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     };
     // Short runs of float32 rows into float32 (the backward passes' border blocks: W2's rows of
     // 4 blocks are half border blocks, 3 to 5 taps over windows of 2 or 3 vectors) with their
-    // kind and uniformity as constants: tested per tap, they took 7% of W2's time
+    // kind and uniformity as constants: tested per tap, they cost 5-7% of W2's time
     // (docs/performance.md, "Border blocks with constant kinds").
     if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
       using kTwo = std::integral_constant<int, 2>;
