@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/checked.hpp"
 #include "cpu/program.hpp"
 #include "cpu/threads.hpp"
 #include "cpu/work_shares.hpp"
@@ -91,10 +92,12 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
                            int threads) const {
   const CompiledStep<W>& a = steps_[f.a];
   const CompiledStep<W>& b = steps_[f.b];
-  const int64_t by_work = std::max<int64_t>(1, (a.work + b.work) / (1 << 14));
+  // (Each step's work saturates at INT64_MAX, a streamed transposed axis's can: so does the sum.)
+  const int64_t work = saturating_add(a.work, b.work);
+  const int64_t by_work = std::max<int64_t>(1, work / (1 << 14));
   if (f.direct) {  // one kernel over b's items (Fused::direct)
     const int team = static_cast<int>(std::min<int64_t>({threads, b.items, by_work}));
-    WorkShares shares(b.items, team, chunk_items(b.items, a.work + b.work));
+    WorkShares shares(b.items, team, chunk_items(b.items, work));
     on_threads(team, [&](int tid, int running) {
       shares.run(
           tid, running, WorkShares::multiples_of(kItemGrain),
