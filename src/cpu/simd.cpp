@@ -110,7 +110,7 @@ constexpr int kNaNOrDenormal = 0x01 | 0x20 | 0x80;
 HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
 #if UPSAMPLE_BF16_CONVERT
   static_assert(hn::MaxLanes(DF()) == 16);
-  if (bf16_convert && _mm512_fpclass_ps_mask(v_any.raw, kNaNOrDenormal) == 0) {
+  if (HWY_LIKELY(bf16_convert && _mm512_fpclass_ps_mask(v_any.raw, kNaNOrDenormal) == 0)) {
     __m256i bits;
     asm("vcvtneps2bf16 %1, %0" : "=v"(bits) : "v"(v_any.raw));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), bits);
@@ -132,10 +132,12 @@ HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
 // instruction, by the rule of VCVTNEPS2BF16, when neither has a NaN or denormal lane; the others
 // go through store() one by one. In the stand-alone loops of docs/performance.md ("Two bfloat16
 // vectors per conversion") either instruction adds about 0.5 ns to a loop's iteration on the Zen 5
-// host, so one per pair halves the conversions' cost.
+// host, so one per pair halves the conversions' cost. The converting path is marked likely (here
+// and in store() above): without the hint GCC laid it out of line, two taken branches per pair,
+// and W17 took 7% longer (docs/performance.md, "The bfloat16 stores' likely path").
 HWY_INLINE void store2(VF v0, VF v1, DF d, BFloat16* p) {
-  if (bf16_convert && (_mm512_fpclass_ps_mask(v0.raw, kNaNOrDenormal) |
-                       _mm512_fpclass_ps_mask(v1.raw, kNaNOrDenormal)) == 0) {
+  if (HWY_LIKELY(bf16_convert && (_mm512_fpclass_ps_mask(v0.raw, kNaNOrDenormal) |
+                                  _mm512_fpclass_ps_mask(v1.raw, kNaNOrDenormal)) == 0)) {
     __m512i bits;  // (low half from the last operand: v0's 16 values first)
     asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(bits) : "v"(v1.raw), "v"(v0.raw));
     _mm512_storeu_si512(p, bits);
