@@ -134,7 +134,7 @@ HWY_INLINE void store(VF v_any, DF d, BFloat16* p) {
 // vectors per conversion") either instruction adds about 0.5 ns to a loop's iteration on the Zen 5
 // host, so one per pair halves the conversions' cost. The converting path is marked likely (here
 // and in store() above): without the hint GCC laid it out of line, two taken branches per pair,
-// and W17 took 7% longer (docs/performance.md, "The bfloat16 stores' likely path").
+// and W17 took 2-7% longer (docs/performance.md, "The bfloat16 stores' likely path").
 HWY_INLINE void store2(VF v0, VF v1, DF d, BFloat16* p) {
   if (HWY_LIKELY(bf16_convert && (_mm512_fpclass_ps_mask(v0.raw, kNaNOrDenormal) |
                                   _mm512_fpclass_ps_mask(v1.raw, kNaNOrDenormal)) == 0)) {
