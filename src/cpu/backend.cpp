@@ -47,7 +47,7 @@ int64_t bytes_held(const PassTable<W>& p) {
          vector_bytes(p.padded_weight) + vector_bytes(p.padded_count) +
          vector_bytes(p.window_base) + vector_bytes(p.window_kind) + vector_bytes(p.window_rel) +
          vector_bytes(p.block_taps) + vector_bytes(p.block_uniform) + vector_bytes(p.block_run) +
-         vector_bytes(p.block_phases);
+         vector_bytes(p.block_phases) + vector_bytes(p.phased_tail);
 }
 
 template <typename W>

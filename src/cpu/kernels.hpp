@@ -81,6 +81,15 @@ struct PassTable {
   // kMaxPhasedTaps taps: its window_base and window_rel are then set from its first tap (its kind
   // stays 0, so no kernel permutes its window), and it can run with blocks like it.
   std::vector<uint8_t> block_phases;
+  // Per block of the windowed form: 1 where the block can end the phased run before it as one
+  // more block of that run, though it is not in it (block_run): block b - 1 is phased with stride
+  // s and is the last of its run, and each row first + l of block b (its rows in the table) has
+  // b - 1's tap count and, lane by lane, its weights, with tap k at element min(w + s * l + k,
+  // src_len - 1), w = s * window_lanes elements after b - 1's first tap. Taps past the row's end
+  // are its last element repeated (the border rows of transposed tables: W2's last row takes
+  // element 127 twice), which a kernel reproduces by reading the elements past the end as the
+  // last one. 0 elsewhere.
+  std::vector<uint8_t> phased_tail;
 
   // `padded`: build the padded and windowed forms for vectors of `lanes` floats.
   PassTable(AxisTable<W> t, bool padded, int64_t lanes);
@@ -99,6 +108,8 @@ struct PassTable {
   // Whether windowed (or wide phased) blocks a and b are the same but for their window_base
   // (block_run).
   bool same_block(int64_t a, int64_t b) const;
+  // phased_tail for block b (b >= 1).
+  bool ends_phased_run(int64_t b) const;
 };
 
 // The most taps of a phased block whose window is wider than 4 vectors (PassTable::block_phases):

@@ -33,7 +33,7 @@ int64_t PassTable<W>::padded_bytes(int64_t rows, int64_t max_taps, int64_t lanes
                   padded * static_cast<int64_t>(sizeof(int32_t));
   if (lanes > 1 && padded % lanes == 0) {  // windows
     const int64_t blocks = padded / lanes;
-    bytes += blocks * static_cast<int64_t>(3 * sizeof(int32_t) + 3 * sizeof(uint8_t)) +
+    bytes += blocks * static_cast<int64_t>(3 * sizeof(int32_t) + 4 * sizeof(uint8_t)) +
              entries * static_cast<int64_t>(sizeof(int32_t));
   }
   return bytes;
@@ -148,6 +148,29 @@ void PassTable<W>::build_windows(int64_t lanes) {
     }
     block_phases[b] = static_cast<uint8_t>(s);
   }
+  phased_tail.assign(static_cast<size_t>(blocks), 0);
+  for (int64_t b = 1; b < blocks; ++b) phased_tail[b] = ends_phased_run(b) ? 1 : 0;
+}
+
+template <typename W>
+bool PassTable<W>::ends_phased_run(int64_t b) const {
+  const int64_t lanes = window_lanes, s = block_phases[b - 1];
+  const int64_t first = b * lanes, last = std::min(first + lanes, table.rows);
+  if (s == 0 || block_run[b - 1] != 1 || first >= last) return false;
+  const int64_t taps = block_taps[b - 1];
+  const int64_t start = int64_t{padded_index[first - lanes]} + s * lanes;
+  for (int64_t r = first; r < last; ++r) {
+    if (padded_count[r] != taps) return false;
+    for (int64_t k = 0; k < taps; ++k) {
+      const int64_t at = k * padded_rows;
+      const int64_t element = std::min(start + s * (r - first) + k, table.src_len - 1);
+      if (padded_index[at + r] != element ||
+          std::memcmp(&padded_weight[at + r], &padded_weight[at + r - lanes], sizeof(W)) != 0) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 template <typename W>

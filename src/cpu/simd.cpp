@@ -559,6 +559,8 @@ struct Windows {
         uniform(p.block_uniform.data()),
         run(p.block_run.data()),
         phases(p.block_phases.data()),
+        tail(p.phased_tail.data()),
+        blocks(static_cast<int64_t>(p.phased_tail.size())),
         stride(p.padded_rows) {}
   const uint8_t* kind;
   const int32_t* base;
@@ -569,6 +571,8 @@ struct Windows {
   const uint8_t* uniform;
   const int32_t* run;
   const uint8_t* phases;
+  const uint8_t* tail;
+  int64_t blocks;
   int64_t stride;  // of the tap-major arrays
 };
 
@@ -720,7 +724,8 @@ HWY_INLINE VF sum_held_taps(const VF* w, const hn::Mask<DF>* live, bool uniform,
 // window, summed the same way (sum_held_taps; uniform blocks: no masks). On AVX-512 a phase of 2
 // vectors is one two-table permute (of 3 or 4: two and a blend) and a shifted tap one more,
 // where a window of 3 or 4 vectors costs two permutes and a blend per tap. A run is walked row
-// by row, whatever its length.
+// by row, whatever its length. Its last block may be one that ends it (PassTable::phased_tail),
+// whose taps past the row's end are the row's last element: split_at reads them so.
 template <int kTaps, int kS, typename Tout>
 HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, int64_t blocks,
                            int64_t r, const float* const* x, Tout* const* out, int n,
@@ -734,19 +739,32 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
   }
   VI shift[kTaps];  // lanes t .. t + lanes - 1 of a phase of two blocks (t = k / kS)
   for (int k = 0; k < kTaps; ++k) shift[k] = hn::Add(hn::Iota(di, 0), hn::Set(di, k / kS));
-  HWY_ALIGN float tail[kS * hn::MaxLanes(DF())];
   // The phases of the kS vectors at `at` into ph.
   auto split_at = [&](const float* xj, int64_t at, VF* ph) HWY_ATTR __attribute__((always_inline)) {
-    const float* v = tail;
-    if (HWY_LIKELY(at + kS * lanes <= src_len)) {
-      v = xj + at;
-    } else {  // past the row's end: a zero-padded copy
-      const int64_t have = std::max<int64_t>(0, src_len - at);
-      std::memset(tail, 0, sizeof(tail));
-      if (have > 0) std::memcpy(tail, xj + at, static_cast<size_t>(have) * sizeof(float));
-    }
     VF v0, v1, v2, v3;
-    load_window(d, v, kS, v0, v1, v2, v3);
+    if (HWY_LIKELY(at + kS * lanes <= src_len)) {
+      load_window(d, xj + at, kS, v0, v1, v2, v3);
+    } else {
+      // Past the row's end: the elements there read as its last one (PassTable::phased_tail).
+      // (at < src_len: a run's windows start inside the row.)
+#if HWY_MEM_OPS_MIGHT_FAULT
+      HWY_ALIGN float tail[kS * hn::MaxLanes(DF())];
+      for (int64_t i = 0; i < kS * lanes; ++i) tail[i] = xj[std::min(at + i, src_len - 1)];
+      load_window(d, tail, kS, v0, v1, v2, v3);
+#else
+      const VF last = hn::Set(d, xj[src_len - 1]);
+      VF* v[4] = {&v0, &v1, &v2, &v3};
+      for (int i = 0; i < kS; ++i) {
+        const int64_t from = at + i * lanes;
+        const int64_t have = std::clamp<int64_t>(src_len - from, 0, lanes);
+        const auto inside = hn::FirstN(d, static_cast<size_t>(have));
+        // (No lane past the row's end is read: masked loads do not touch those lanes here.)
+        *v[i] =
+            have == 0 ? last : hn::IfThenElse(inside, hn::MaskedLoad(inside, d, xj + from), last);
+      }
+      for (int i = kS; i < 4; ++i) *v[i] = v0;  // as load_window leaves them
+#endif
+    }
     for (int h = 0; h < kS; ++h) ph[h] = window_tap(d, di, kS, split[h], v0, v1, v2, v3);
   };
   for (int j = 0; j < n; ++j) {
@@ -943,6 +961,13 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
 #if !HWY_HAVE_SCALABLE
       if (with_held_taps(taps, [&](auto held) {
             blocks = wv.run[b];
+            // A phased run (float32 rows into float32) takes the block after it where that one
+            // ends it (PassTable::phased_tail).
+            if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+              if (wv.phases[b] != 0 && b + blocks < wv.blocks && wv.tail[b + blocks] != 0) {
+                ++blocks;
+              }
+            }
             held_block<decltype(held)::value, Tin, Tout, kStream>(
                 d, wv, b, blocks, r, kind, uniform, x, out, n, rows, src_len);
           })) {

@@ -72,6 +72,9 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   specs.push_back({Mode::kLinear, false, false, 132, 33, 0.0});
   specs.push_back({Mode::kLinear, true, false, 192, 64, 0.0});
   specs.push_back({Mode::kCubic, false, false, 128, 256, 0.0});
+  // W2's 2x linear read backward: its last row takes the row's last element twice, so its last
+  // block ends the phased run before it (PassTable::phased_tail) on every vector length.
+  specs.push_back({Mode::kLinear, false, false, 64, 128, 0.0});
   return specs;
 }
 
@@ -95,6 +98,28 @@ int64_t phase_stride_alone(const PassTable<float>& p, const AxisTable<float>& ta
     }
   }
   return s;
+}
+
+// Whether block b of `p` (built from `table`) ends the phased run before it, from the table:
+// block b - 1 is phased (stride s) and the last of its run, and each row of block b has as many
+// taps as b - 1's rows, tap k at min(w + s * l + k, src_len - 1) (w: s * lanes elements after
+// b - 1's first tap) with the weight of the same tap in the row a block before it.
+bool ends_phased_run(const PassTable<float>& p, const AxisTable<float>& table, int64_t b) {
+  const int64_t lanes = p.window_lanes, first = b * lanes, s = p.block_phases[b - 1];
+  if (s == 0 || p.block_run[b - 1] != 1 || first >= table.rows) return false;
+  const int64_t taps = table.taps(first - lanes);
+  const int64_t start = table.index[table.offsets[first - lanes]] + s * lanes;
+  for (int64_t r = first; r < std::min(first + lanes, table.rows); ++r) {
+    if (table.taps(r) != taps) return false;
+    for (int64_t k = 0; k < taps; ++k) {
+      const int64_t e = table.offsets[r] + k, before = table.offsets[r - lanes] + k;
+      if (table.index[e] != std::min(start + s * (r - first) + k, table.src_len - 1) ||
+          std::memcmp(&table.weight[e], &table.weight[before], sizeof(float)) != 0) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 // The per-block tap counts of the windowed form: the longest row of the block, and uniform only
@@ -209,7 +234,7 @@ TEST(KernelTargets, BlockRunsAreMaximalRunsOfEqualBlocks) {
 // window offsets then start at their first tap.
 TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
   std::mt19937 rng(5);
-  int phased[5] = {0, 0, 0, 0, 0}, plain = 0, wide = 0;
+  int phased[5] = {0, 0, 0, 0, 0}, plain = 0, wide = 0, tails = 0, w2_tables = 0;
   std::vector<AxisSpec> specs = table_specs(&rng);
   specs.push_back({Mode::kLinear, true, false, 1024, 256, 0.0});
   specs.push_back({Mode::kLinear, true, false, 1000, 250, 0.0});
@@ -251,6 +276,24 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
         if (spec.mode == Mode::kCubic && spec.in_len == 128 && backward && lanes == 16) {
           for (int64_t b = 1; b + 1 < blocks; ++b) EXPECT_EQ(p.block_phases[b], 2) << b;
         }
+        // Blocks that end the phased run before them (PassTable::phased_tail).
+        ASSERT_EQ(p.phased_tail.size(), p.block_phases.size());
+        for (int64_t b = 0; b < blocks; ++b) {
+          ASSERT_EQ(p.phased_tail[b] != 0, b > 0 && ends_phased_run(p, table, b))
+              << mode_name(spec.mode) << " " << spec.in_len << "->" << spec.out_len
+              << (backward ? " bwd" : "") << " lanes " << lanes << " block " << b;
+          tails += p.phased_tail[b];
+        }
+        // W2's rows (64 of 4 blocks): a border block, a phased run of 2 and the last block,
+        // whose last row repeats element 127, ending that run.
+        if (spec.mode == Mode::kLinear && spec.in_len == 64 && spec.out_len == 128 && backward &&
+            lanes == 16) {
+          EXPECT_EQ(p.block_phases[0], 0);
+          EXPECT_EQ(p.block_phases[1], 2);
+          EXPECT_EQ(p.block_run[1], 2);
+          EXPECT_EQ(p.phased_tail[3], 1);
+          ++w2_tables;
+        }
       }
     }
   }
@@ -259,6 +302,8 @@ TEST(KernelTargets, PhasedBlocksFollowFromTheTable) {
   EXPECT_GT(phased[4], 0);
   EXPECT_GT(plain, 100);
   EXPECT_GT(wide, 100);
+  EXPECT_GT(tails, 0);
+  EXPECT_EQ(w2_tables, 1);
 }
 
 // The rows a band of a fused pair reads: from the band's first and last rows with taps for
@@ -361,10 +406,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     int short_constant_seen[2][2] = {{0, 0}, {0, 0}};
     int long_runs_seen[3] = {0, 0, 0};
     // Phased runs (PassTable::block_phases, float32 rows into float32) by s, and those whose
-    // last block's next window passes the row's end (read through a zero-padded copy) and whose
-    // taps reach into that window (more taps than s).
+    // last block's next window passes the row's end (read as the row's last element repeated) and
+    // whose taps reach into that window (more taps than s).
     int phased_runs_seen[5] = {0, 0, 0, 0, 0};
     int phased_ends_seen = 0;
+    int phased_tails_seen = 0;  // runs that take the block ending them (PassTable::phased_tail)
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -390,9 +436,15 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               for (size_t b = 0; b < padded.block_run.size();) {
                 const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
                                   padded.block_taps[b] <= 8;
-                const int64_t run = held ? padded.block_run[b] : 1;
+                int64_t run = held ? padded.block_run[b] : 1;
                 const int64_t s = padded.block_phases[b];
                 const bool f32 = tin == DType::kFloat32 && tout == DType::kFloat32;
+                // A phased run takes the block after it where that one ends it.
+                const bool tail = held && f32 && s != 0 &&
+                                  b + static_cast<size_t>(run) < padded.phased_tail.size() &&
+                                  padded.phased_tail[b + run] != 0;
+                run += tail;
+                phased_tails_seen += tail;
                 const bool phased = held && s != 0 && run >= kPhasedBlocks && f32;
                 if (held && !phased && f32 && run < kRowByRowBlocks &&
                     (padded.window_kind[b] == 2 || padded.window_kind[b] == 3)) {
@@ -471,6 +523,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
       }
       for (int s = 2; s <= 4; ++s) EXPECT_GT(phased_runs_seen[s], 0) << k.target << " phased " << s;
       EXPECT_GT(phased_ends_seen, 0) << k.target << " phased runs at the row's end";
+      EXPECT_GT(phased_tails_seen, 0) << k.target << " phased runs with the block ending them";
     }
   }
   // Two at least: EMU128 and a vector target in a Release build, SSSE3 and SSE4 at least in a
