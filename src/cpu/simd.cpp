@@ -746,7 +746,7 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
       load_window(d, xj + at, kS, v0, v1, v2, v3);
     } else {
       // Past the row's end: the elements there read as its last one (PassTable::phased_tail).
-      // (at < src_len: a run's windows start inside the row.)
+      // (at >= 0: a run's first window starts at a tap; a later one may start past the end.)
 #if HWY_MEM_OPS_MIGHT_FAULT
       HWY_ALIGN float tail[kS * hn::MaxLanes(DF())];
       for (int64_t i = 0; i < kS * lanes; ++i) tail[i] = xj[std::min(at + i, src_len - 1)];
