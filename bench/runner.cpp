@@ -15,21 +15,6 @@
 namespace upsample::bench {
 namespace {
 
-TensorDesc make_desc(DType dtype, bool channels_last, const std::vector<int64_t>& sizes) {
-  // TensorDesc::contiguous / channels_last take an initializer_list; build it by rank.
-  auto build = [&](std::initializer_list<int64_t> s) {
-    return channels_last ? TensorDesc::channels_last(dtype, s) : TensorDesc::contiguous(dtype, s);
-  };
-  switch (sizes.size()) {
-    case 3:
-      return build({sizes[0], sizes[1], sizes[2]});
-    case 4:
-      return build({sizes[0], sizes[1], sizes[2], sizes[3]});
-    default:
-      return build({sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]});
-  }
-}
-
 class NativeSubject final : public Subject {
  public:
   NativeSubject(Plan plan, size_t src_size, size_t dst_size, int threads)
@@ -114,26 +99,18 @@ int64_t numel(const std::vector<int64_t>& sizes) {
 }
 
 std::unique_ptr<Subject> make_native_subject(const Workload& w, int threads, std::string* error) {
-  OpDesc op;
-  op.mode = w.mode;
-  op.direction = w.dir;
-  op.align_corners = w.align_corners;
-  op.antialias = w.antialias;
-  op.spatial_rank = static_cast<int>(w.in.size()) - 2;
-  const bool fwd = w.dir == Direction::kForward;
-  const std::vector<int64_t>& src_sizes = fwd ? w.in : w.out;
-  const std::vector<int64_t>& dst_sizes = fwd ? w.out : w.in;
+  const NativeCall call = native_call(w);
   Plan plan;
-  const Status st = make_plan(op, make_desc(w.dtype, w.channels_last, src_sizes),
-                              make_desc(w.dtype, w.channels_last, dst_sizes), &plan);
+  const Status st = make_plan(call.op, call.src, call.dst, &plan);
   if (!st.ok()) {
     *error = "make_plan: " + st.message;
     return nullptr;
   }
   const size_t esize = dtype_size(w.dtype);
-  auto s = std::make_unique<NativeSubject>(std::move(plan), numel(src_sizes) * esize,
-                                           numel(dst_sizes) * esize, threads);
-  fill_random(s->src, numel(src_sizes), w.dtype, 12345u);
+  auto s = std::make_unique<NativeSubject>(std::move(plan),
+                                           static_cast<size_t>(call.src.numel()) * esize,
+                                           static_cast<size_t>(call.dst.numel()) * esize, threads);
+  fill_random(s->src, call.src.numel(), w.dtype, 12345u);
   std::memset(s->dst, 0, s->dst_bytes);
   return s;
 }

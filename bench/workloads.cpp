@@ -13,6 +13,21 @@
 namespace upsample::bench {
 namespace {
 
+TensorDesc make_desc(DType dtype, bool channels_last, const std::vector<int64_t>& sizes) {
+  // TensorDesc::contiguous / channels_last take an initializer_list; build it by rank.
+  auto build = [&](std::initializer_list<int64_t> s) {
+    return channels_last ? TensorDesc::channels_last(dtype, s) : TensorDesc::contiguous(dtype, s);
+  };
+  switch (sizes.size()) {
+    case 3:
+      return build({sizes[0], sizes[1], sizes[2]});
+    case 4:
+      return build({sizes[0], sizes[1], sizes[2], sizes[3]});
+    default:
+      return build({sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]});
+  }
+}
+
 bool iequals(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -215,6 +230,19 @@ std::string operator_label(Mode mode, bool antialias, int spatial_rank, Directio
 
 std::string shape_label(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
   return join_dims(in, 0) + "->" + join_dims(out, 2);
+}
+
+NativeCall native_call(const Workload& w) {
+  NativeCall call;
+  call.op.mode = w.mode;
+  call.op.direction = w.dir;
+  call.op.align_corners = w.align_corners;
+  call.op.antialias = w.antialias;
+  call.op.spatial_rank = static_cast<int>(w.in.size()) - 2;
+  const bool forward = w.dir == Direction::kForward;
+  call.src = make_desc(w.dtype, w.channels_last, forward ? w.in : w.out);
+  call.dst = make_desc(w.dtype, w.channels_last, forward ? w.out : w.in);
+  return call;
 }
 
 void fill_random(void* data, int64_t n, DType dtype, uint32_t seed) {

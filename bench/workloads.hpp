@@ -70,6 +70,14 @@ std::string operator_label(Mode mode, bool antialias, int spatial_rank, Directio
 // "1x3x512x512->1024x1024"
 std::string shape_label(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
 
+// The native-API call of a workload: its operator, and its src and dst tensors (src the forward
+// input, or for a backward row the gradient of the output).
+struct NativeCall {
+  OpDesc op;
+  TensorDesc src, dst;
+};
+NativeCall native_call(const Workload& w);
+
 // Fills `n` elements of `dtype` at `data` with values drawn uniformly from [-1, 1] (integers
 // from [0, 255] for uint8, [0, 65535] for uint16), stored through the library's codec
 // (src/core/dtype.hpp): float16 and bfloat16 are rounded as the kernels round, subnormals kept.
