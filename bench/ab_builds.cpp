@@ -109,12 +109,6 @@ class Side {
   alignas(Plan) unsigned char storage_[sizeof(Plan)];
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Times one workload; returns false (after printing why) when either build cannot run it, or
 // when their outputs differ and expect_same_bits is set.
 bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b, int pairs,
@@ -183,10 +177,13 @@ bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b,
   }
   if (failed) return false;
   const bool same = std::memcmp(sides[0].dst.get(), sides[1].dst.get(), dst_bytes) == 0;
+  // (timing_of: the runner's median and minimum, of microseconds here.)
+  const upsample::bench::Timing at = upsample::bench::timing_of(ta);
+  const upsample::bench::Timing bt = upsample::bench::timing_of(tb);
   std::printf(
       "%-4s A median %9.1f min %9.1f | B median %9.1f min %9.1f | B/A %.3f | same bits %s\n",
-      w.name.c_str(), median(ta), *std::min_element(ta.begin(), ta.end()), median(tb),
-      *std::min_element(tb.begin(), tb.end()), median(ratio), same ? "yes" : "no");
+      w.name.c_str(), at.median, at.min, bt.median, bt.min,
+      upsample::bench::timing_of(ratio).median, same ? "yes" : "no");
   std::fflush(stdout);
   return same || !expect_same_bits;
 }
