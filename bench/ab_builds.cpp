@@ -4,13 +4,16 @@
 //
 // Both libraries are loaded with dlopen (RTLD_LOCAL | RTLD_DEEPBIND, so each build's calls into
 // itself stay inside it) and each plans every named standard workload (bench/workloads.hpp, the
-// native-API rows). They read the same input (fill_random, the runner's seed) and write
-// 64-byte aligned outputs and workspaces of their own. After warm-up calls of both, N pairs of
+// native-API rows). They read the same input (fill_random, the runner's seed) and write the
+// same 64-byte aligned output through the same workspace (sized for the larger of the two): with
+// buffers of their own, two copies of one build differed by up to 7% on some workloads (W17,
+// W19; bench/README.md, "Two builds against each other"). After warm-up calls of both, N pairs of
 // calls run in ABBA order (A then B, then B then A, ...), each call timed alone. Printed per
 // workload: the median and minimum of each side's calls in microseconds, the median of the
 // per-pair ratios B/A (below 1: B is faster), and whether the two outputs are bitwise identical
-// (with --expect-same-bits, outputs that differ make the exit status 1: a restructuring must not
-// change a bit). Exit status: 0, 1 when a workload failed (or differed), 2 on a usage error.
+// (A's output is copied aside after one more call of each; with --expect-same-bits, outputs that
+// differ make the exit status 1: a restructuring must not change a bit). Exit status: 0, 1 when a
+// workload failed (or differed), 2 on a usage error.
 //
 // Why a separate tool: the host's speed drifts by tens of percent within minutes
 // (docs/performance.md), so two builds run one after the other measure the drift more than the
@@ -101,8 +104,6 @@ class Side {
   Side& operator=(const Side&) = delete;
   Plan* plan() { return reinterpret_cast<Plan*>(storage_); }
   const Build& build() const { return b_; }
-  Buffer dst, workspace;
-  size_t workspace_bytes = 0;
 
  private:
   const Build& b_;
@@ -126,6 +127,7 @@ bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b,
   }
   upsample::bench::fill_random(src.get(), src_desc.numel(), w.dtype, 12345u);
   Side sides[2] = {Side(a), Side(b)};
+  size_t workspace_bytes = 0;
   for (Side& s : sides) {
     const Status st = s.build().make_plan(call.op, src_desc, dst_desc, s.plan(), PlanOptions{});
     if (!st.ok()) {
@@ -133,13 +135,13 @@ bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b,
                   st.message.c_str());
       return false;
     }
-    s.workspace_bytes = s.build().workspace_bytes(s.plan());
-    s.dst = aligned_buffer(dst_bytes);
-    s.workspace = aligned_buffer(s.workspace_bytes);
-    if (!s.dst || !s.workspace) {
-      std::printf("%-4s error: out of memory\n", w.name.c_str());
-      return false;
-    }
+    workspace_bytes = std::max(workspace_bytes, s.build().workspace_bytes(s.plan()));
+  }
+  Buffer dst = aligned_buffer(dst_bytes), a_dst = aligned_buffer(dst_bytes);
+  Buffer workspace = aligned_buffer(workspace_bytes);
+  if (!dst || !a_dst || !workspace) {
+    std::printf("%-4s error: out of memory\n", w.name.c_str());
+    return false;
   }
   ExecContext ctx;
   ctx.num_threads = threads;
@@ -147,8 +149,8 @@ bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b,
   const auto run = [&](int k) {
     Side& s = sides[k];
     const auto t0 = std::chrono::steady_clock::now();
-    const Status st = s.build().execute(*s.plan(), src.get(), s.dst.get(), s.workspace.get(),
-                                        s.workspace_bytes, ctx);
+    const Status st =
+        s.build().execute(*s.plan(), src.get(), dst.get(), workspace.get(), workspace_bytes, ctx);
     const auto t1 = std::chrono::steady_clock::now();
     if (!st.ok() && !failed) {
       std::printf("%-4s error: %s: execute: %s\n", w.name.c_str(), s.build().path.c_str(),
@@ -176,7 +178,12 @@ bool compare(const upsample::bench::Workload& w, const Build& a, const Build& b,
     ratio.push_back(y / x);
   }
   if (failed) return false;
-  const bool same = std::memcmp(sides[0].dst.get(), sides[1].dst.get(), dst_bytes) == 0;
+  run(0);
+  std::memcpy(a_dst.get(), dst.get(), dst_bytes);
+  std::memset(dst.get(), 0, dst_bytes);  // (so that B's output is B's own)
+  run(1);
+  if (failed) return false;
+  const bool same = std::memcmp(a_dst.get(), dst.get(), dst_bytes) == 0;
   // (timing_of: the runner's median and minimum, of microseconds here.)
   const upsample::bench::Timing at = upsample::bench::timing_of(ta);
   const upsample::bench::Timing bt = upsample::bench::timing_of(tb);
