@@ -106,10 +106,14 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   c.scratch_bytes = choice.scratch_bytes;
   const PassShape& s = step.shape;
   const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
-  // (A pair run as one kernel does not prefetch: fuse_pair clears it.)
+  // (A pair run as one kernel does not prefetch: fuse_pair clears both fields.)
   if (choice.prefetches && step.in == core::Buffer::kSrc &&
       s.inner * in_size <= kPrefetchRowBytes) {
     c.args.prefetch_rows_ahead = std::max<int64_t>(1, kPrefetchBytesAhead / (s.inner * in_size));
+  }
+  if (choice.prefetches && step.in == core::Buffer::kSrc && step.in_type == DType::kFloat32 &&
+      step.out_type == DType::kFloat32 && s.inner * in_size >= kPrefetchLongRowBytes) {
+    c.args.prefetch_within_row = kPrefetchWithinRowBytes / in_size;
   }
   // (max_taps of a streamed transposed axis is its source length: the product may saturate.)
   c.work = saturating_mul(s.outer * s.rows * s.inner, std::max<int64_t>(1, axis.max_taps));
@@ -300,6 +304,7 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
   }
   if (f.direct) {
     a.args.prefetch_rows_ahead = 0;  // the pair kernels do not prefetch
+    a.args.prefetch_within_row = 0;
     a.fusion = std::string("fused with the next step as one kernel (") + pair_kernel +
                "): each output row of the second pass computes the first pass's rows it reads "
                "in registers; no intermediate in memory";
@@ -438,6 +443,10 @@ std::string Program<W>::describe() const {
     if (s.args.prefetch_rows_ahead > 0) {
       os << "\n    prefetches the source rows of the output row " << s.args.prefetch_rows_ahead
          << " rows ahead (short rows read from memory)";
+    }
+    if (s.args.prefetch_within_row > 0) {
+      os << "\n    prefetches within each output row the source rows it reads first, "
+         << s.args.prefetch_within_row << " elements ahead (long rows read from memory)";
     }
     if (!s.fusion.empty()) os << "\n    " << s.fusion;
   }

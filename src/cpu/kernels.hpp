@@ -135,6 +135,11 @@ struct PassArgs {
   // r + this many starts reading are prefetched (0: none). Program::compile_step sets it where
   // the kernel choice says the kernel prefetches (PassChoice::prefetches).
   int64_t prefetch_rows_ahead = 0;
+  // simd_vertical and simd_vertical_stream reading the caller's tensor, float32 into float32, in
+  // rows of at least kPrefetchLongRowBytes: within each output row of 1 to 8 taps, the source rows
+  // it reads first (past the last tap of the table row before it; the last two of them at most)
+  // are prefetched this many elements ahead of its loads (0: none). Program::compile_step sets it.
+  int64_t prefetch_within_row = 0;
   // Premultiplied alpha (core::Step): the kernel's contiguous runs are pixels of
   // `alpha_channels` elements, alpha last.
   int64_t alpha_channels = 0;
@@ -318,6 +323,15 @@ inline constexpr int64_t kPhasedBlocks = 2;
 // (docs/performance.md, "Prefetching short rows").
 inline constexpr int64_t kPrefetchRowBytes = 256;
 inline constexpr int64_t kPrefetchBytesAhead = 4096;
+// A vertical pass over the caller's tensor, float32 into float32, in rows of at least this many
+// bytes prefetches within each output row the source rows that row reads first,
+// kPrefetchWithinRowBytes ahead of its loads (PassArgs::prefetch_within_row): the output row before
+// it left the other rows in cache, and the stalls of the loop sit on the loads of the new ones.
+// W16's first pass (rows of 16 KiB, 2 of its 4 rows new per output row) takes about 5% less; a
+// distance of 1, 2 or 8 KiB gains less, and rows of 8 KiB (NHWC 64 pixels of 32 channels) do not
+// gain (docs/performance.md, "Long source rows prefetched within the row").
+inline constexpr int64_t kPrefetchLongRowBytes = 16384;
+inline constexpr int64_t kPrefetchWithinRowBytes = 4096;
 
 // The set of the best target this CPU supports (chosen once per process, or the one a test set
 // with hwy::SetSupportedTargetsForTest).

@@ -220,10 +220,14 @@ HWY_INLINE bool with_held_taps(int64_t n, const Fn& fn) {
 // The full vectors of an output row of kTaps taps (source rows plane + (index[k] - bias) *
 // inner, weights weight[k]), the rows' pointers and weights held in registers; returns where the
 // tail begins. The operations of the general loop, in its order. kPairs: two vectors at a time
-// through put2 (then one through put).
-template <int kTaps, bool kPairs, typename Tin, class Put, class Put2>
+// through put2 (then one through put). kPrefetchable (float32 into float32) with pf_ahead > 0
+// (PassArgs::prefetch_within_row): the source rows past prev_last (the last tap of the table row
+// before; the last two such rows at most) are prefetched pf_ahead elements ahead of the loads,
+// the addresses formed as integers (past the tensor, a prefetch loads nothing).
+template <int kTaps, bool kPairs, bool kPrefetchable, typename Tin, class Put, class Put2>
 HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, const float* weight,
-                                 int64_t bias, int64_t inner, Put& put, Put2& put2) {
+                                 int64_t bias, int64_t inner, int64_t prev_last, int64_t pf_ahead,
+                                 Put& put, Put2& put2) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const Tin* x[kTaps];
   VF w[kTaps];
@@ -232,6 +236,28 @@ HWY_INLINE int64_t vertical_held(DF d, const Tin* plane, const int64_t* index, c
     w[k] = hn::Set(d, weight[k]);
   }
   int64_t i = 0;
+  if constexpr (kPrefetchable && !kPairs) {
+    uintptr_t first_read[2] = {0, 0};  // byte addresses pf_ahead elements into the rows
+    int n = 0;
+    for (int k = kTaps - 1; pf_ahead > 0 && k >= 0 && n < 2; --k) {
+      if (index[k] > prev_last) {
+        const uintptr_t row = reinterpret_cast<uintptr_t>(x[k]);
+        first_read[n++] = row + static_cast<uintptr_t>(pf_ahead) * sizeof(Tin);
+      }
+    }
+    if (n > 0) {
+      if (n == 1) first_read[1] = first_read[0];
+      for (; i + lanes <= inner; i += lanes) {
+        const uintptr_t at = static_cast<uintptr_t>(i) * sizeof(Tin);
+        hwy::Prefetch(reinterpret_cast<const unsigned char*>(first_read[0] + at));
+        hwy::Prefetch(reinterpret_cast<const unsigned char*>(first_read[1] + at));
+        VF acc = hn::Mul(w[0], load(d, x[0] + i));
+        for (int k = 1; k < kTaps; ++k) acc = hn::Add(acc, hn::Mul(w[k], load(d, x[k] + i)));
+        put(acc, i);
+      }
+      return i;
+    }
+  }
   if constexpr (kPairs) {
     for (; i + 2 * lanes <= inner; i += 2 * lanes) {
       VF acc0 = hn::Mul(w[0], load(d, x[0] + i));
@@ -297,6 +323,7 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
   const Tin* src = static_cast<const Tin*>(src_v);
   const int64_t dst_bias = a.dst_item_bias;
   const int64_t ahead = a.prefetch_rows_ahead;
+  const int64_t within = a.prefetch_within_row;
   Tout* dst = static_cast<Tout*>(dst_v);
 #if !HWY_HAVE_SCALABLE
   // Rows of whole vectors, not streamed: runs of rows with equal tap counts (each prefetching as
@@ -349,8 +376,11 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
     // a plane: docs/performance.md, "Runs of rows"); i is then inner for the last of them.
     with_held_taps(e1 - e0, [&](auto taps) {
       constexpr int kTaps = decltype(taps)::value;
+      constexpr bool kPrefetchable = std::is_same_v<Tin, float> && std::is_same_v<Tout, float>;
       for (int64_t e = e0;;) {
-        i = vertical_held<kTaps, kPairs>(d, plane, index + e, weight + e, bias, inner, put, put2);
+        const int64_t prev_last = e > 0 ? index[e - 1] : std::numeric_limits<int64_t>::min();
+        i = vertical_held<kTaps, kPairs, kPrefetchable>(d, plane, index + e, weight + e, bias,
+                                                        inner, prev_last, within, put, put2);
         if (!runs || item + 1 == end || r + 1 == rows || offsets[r + 2] - offsets[r + 1] != kTaps) {
           break;
         }

@@ -362,12 +362,15 @@ TEST(HorizontalStream, LargeFloat32OutputsAreStreamed) {
 // so - that is what this test pins: a prefetch reads nothing, so the bits (the scalar kernels',
 // on 1 to 3 threads, whose shares end inside planes and prefetch into the next plane and past
 // the tensor's end) could only show a bad read of the table. Rows of 512 bytes, pairs run as one
-// kernel and the alpha kernels do not prefetch.
+// kernel and the alpha kernels do not prefetch. Rows of at least kPrefetchLongRowBytes (float32)
+// are prefetched within each output row instead (PassArgs::prefetch_within_row: the rows it
+// reads first, 4096 bytes ahead, past the row's and the tensor's end at the last rows).
 TEST(Prefetch, ShortSourceRowsGiveTheBitsOfTheScalarKernels) {
   struct Case {
     OpDesc op;
     TensorDesc src, dst;
-    int64_t ahead;  // 0: not prefetched
+    int64_t ahead;   // rows ahead; 0: not prefetched
+    int64_t within;  // elements ahead within the row; 0: not prefetched
   };
   OpDesc backward;
   backward.direction = Direction::kBackward;
@@ -380,22 +383,29 @@ TEST(Prefetch, ShortSourceRowsGiveTheBitsOfTheScalarKernels) {
   const std::vector<Case> cases = {
       // H first over rows of 64 floats (W2's shape at a quarter of its width).
       {backward, TensorDesc::contiguous(DType::kFloat32, {2, 3, 64, 64}),
-       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 32}), 16},
+       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 32}), 16, 0},
       // W14's order (H, D, W) on a smaller volume: H over rows of 64 floats.
       {backward_3d, TensorDesc::contiguous(DType::kFloat32, {1, 2, 16, 16, 64}),
-       TensorDesc::contiguous(DType::kFloat32, {1, 2, 8, 8, 32}), 16},
+       TensorDesc::contiguous(DType::kFloat32, {1, 2, 8, 8, 32}), 16, 0},
       // A forward bicubic W pass over NHWC pixels of 32 channels (128 bytes), fused in bands.
       {cubic, TensorDesc::channels_last(DType::kFloat32, {2, 32, 16, 16}),
-       TensorDesc::channels_last(DType::kFloat32, {2, 32, 32, 32}), 32},
+       TensorDesc::channels_last(DType::kFloat32, {2, 32, 32, 32}), 32, 0},
       // Bilinear: the two passes run as one kernel (vertical_pair), which does not prefetch.
       {OpDesc{}, TensorDesc::channels_last(DType::kFloat32, {2, 32, 16, 16}),
-       TensorDesc::channels_last(DType::kFloat32, {2, 32, 32, 32}), 0},
+       TensorDesc::channels_last(DType::kFloat32, {2, 32, 32, 32}), 0, 0},
       // Premultiplied alpha (pixels of 4 channels): the alpha kernels do not prefetch.
       {alpha, TensorDesc::channels_last(DType::kFloat32, {1, 4, 16, 16}),
-       TensorDesc::channels_last(DType::kFloat32, {1, 4, 32, 32}), 0},
+       TensorDesc::channels_last(DType::kFloat32, {1, 4, 32, 32}), 0, 0},
       // Rows of 128 floats: left to the hardware.
       {backward, TensorDesc::contiguous(DType::kFloat32, {2, 3, 64, 128}),
-       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 64}), 0},
+       TensorDesc::contiguous(DType::kFloat32, {2, 3, 32, 64}), 0, 0},
+      // W16's order (H, then W) on a smaller tensor: H over NHWC rows of 128 pixels of 32
+      // channels (16 KiB), 2 of the 4 rows of an output row read first (3 at the borders).
+      {backward, TensorDesc::channels_last(DType::kFloat32, {2, 32, 12, 128}),
+       TensorDesc::channels_last(DType::kFloat32, {2, 32, 6, 64}), 0, 1024},
+      // Rows of 64 such pixels (8 KiB): left to the hardware.
+      {backward, TensorDesc::channels_last(DType::kFloat32, {2, 32, 12, 64}),
+       TensorDesc::channels_last(DType::kFloat32, {2, 32, 6, 32}), 0, 0},
   };
   std::mt19937 rng(67);
   std::normal_distribution<float> normal(0.0f, 3.0f);
@@ -419,7 +429,15 @@ TEST(Prefetch, ShortSourceRowsGiveTheBitsOfTheScalarKernels) {
       if (c.ahead > 0) {
         EXPECT_NE(text.find(says), std::string::npos) << text;
       } else {
-        EXPECT_EQ(text.find("prefetches"), std::string::npos) << text;
+        EXPECT_EQ(text.find("prefetches the source rows"), std::string::npos) << text;
+      }
+      const std::string within =
+          "prefetches within each output row the source rows it reads first, " +
+          std::to_string(c.within) + " elements ahead";
+      if (c.within > 0) {
+        EXPECT_NE(text.find(within), std::string::npos) << text;
+      } else {
+        EXPECT_EQ(text.find("prefetches within"), std::string::npos) << text;
       }
     }
   }
