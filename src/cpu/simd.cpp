@@ -930,12 +930,18 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
       }
     };
     // Short runs of float32 rows into float32 (the backward passes' border blocks: W2's rows of
-    // 4 blocks are half border blocks, 3 to 5 taps over windows of 2 or 3 vectors) with their
-    // kind and uniformity as constants: tested per tap, they cost 5-7% of W2's time
-    // (docs/performance.md, "Border blocks with constant kinds").
+    // 4 blocks are half border blocks, 3 to 5 taps over windows of 2 or 3 vectors; W10's
+    // antialiased rows, blocks of one-vector windows in runs of one) with their kind and
+    // uniformity as constants: tested per tap, they cost 5-7% of W2's time and 11-13% of W10's
+    // (docs/performance.md, "Border blocks with constant kinds", "Long source rows prefetched
+    // within the row").
     if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
+      using kOne = std::integral_constant<int, 1>;
       using kTwo = std::integral_constant<int, 2>;
       using kThree = std::integral_constant<int, 3>;
+      if (kind == 1) {
+        return uniform ? across(kOne{}, std::true_type{}) : across(kOne{}, std::false_type{});
+      }
       if (kind == 2) {
         return uniform ? across(kTwo{}, std::true_type{}) : across(kTwo{}, std::false_type{});
       }
