@@ -400,10 +400,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     // first two run loops with constant kinds; other rows and the rest test kind and uniformity
     // per block).
     int short_runs_seen = 0;
-    // Short runs of float32 rows into float32 that are not phased, with windows of 2 or 3
-    // vectors, by [kind - 2][uniform]: those loops take kind and uniformity as constants (the
-    // border blocks of transposed tables); the others test them per block.
-    int short_constant_seen[2][2] = {{0, 0}, {0, 0}};
+    // Short runs of float32 rows into float32 that are not phased, with windows of 1 to 3
+    // vectors, by [kind - 1][uniform]: those loops take kind and uniformity as constants (the
+    // border blocks of transposed tables, antialiased blocks in runs of one); the others test
+    // them per block.
+    int short_constant_seen[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     int long_runs_seen[3] = {0, 0, 0};
     // Phased runs (PassTable::block_phases, float32 rows into float32) by s, and those whose
     // last block's next window passes the row's end (read as the row's last element repeated) and
@@ -446,9 +447,9 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                 run += tail;
                 phased_tails_seen += tail;
                 const bool phased = held && s != 0 && run >= kPhasedBlocks && f32;
-                if (held && !phased && f32 && run < kRowByRowBlocks &&
-                    (padded.window_kind[b] == 2 || padded.window_kind[b] == 3)) {
-                  ++short_constant_seen[padded.window_kind[b] - 2][padded.block_uniform[b] ? 1 : 0];
+                if (held && !phased && f32 && run < kRowByRowBlocks && padded.window_kind[b] >= 1 &&
+                    padded.window_kind[b] <= 3) {
+                  ++short_constant_seen[padded.window_kind[b] - 1][padded.block_uniform[b] ? 1 : 0];
                 }
                 if (phased) {
                   ++phased_runs_seen[s];
@@ -511,9 +512,9 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
         EXPECT_GT(kinds_seen[kind], 0) << k.target << " window kind " << kind;
       }
       EXPECT_GT(short_runs_seen, 0) << k.target << " runs walked block by block";
-      for (int kind = 2; kind <= 3; ++kind) {
+      for (int kind = 1; kind <= 3; ++kind) {
         for (int uniform = 0; uniform <= 1; ++uniform) {
-          EXPECT_GT(short_constant_seen[kind - 2][uniform], 0)
+          EXPECT_GT(short_constant_seen[kind - 1][uniform], 0)
               << k.target << " short float32 runs of window kind " << kind << ", uniform "
               << uniform;
         }
