@@ -841,62 +841,82 @@ HWY_INLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blo
   run(std::integral_constant<int, 4>{});
 }
 
+// A block's taps held in registers (kTaps of them): offsets in its window, weights, the lanes
+// whose rows have more than k taps, and for bfloat16 rows the offsets as 16-bit element indices in
+// the high half of each lane (bf16_window_tap).
+template <int kTaps, typename Tin>
+struct HeldTaps {
+  hn::Vec<hn::RebindToSigned<DF>> rel[kTaps];
+  VF w[kTaps];
+  hn::Mask<DF> live[kTaps];
+#if UPSAMPLE_BF16_WINDOWS
+  __m512i word[kTaps];
+#endif
+
+  // The taps of the block of outputs r .. .
+  HWY_INLINE HeldTaps(DF d, const Windows& wv, int64_t r, bool uniform) {
+    const hn::RebindToSigned<DF> di;
+    const auto count = uniform ? hn::Zero(di) : hn::LoadU(di, wv.count + r);
+    for (int k = 0; k < kTaps; ++k) {
+      rel[k] = hn::LoadU(di, wv.rel + k * wv.stride + r);
+      w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
+      live[k] = hn::RebindMask(d, hn::Gt(count, hn::Set(di, k)));
+#if UPSAMPLE_BF16_WINDOWS
+      if constexpr (std::is_same_v<Tin, BFloat16>) word[k] = _mm512_slli_epi32(rel[k].raw, 16);
+#endif
+    }
+  }
+};
+
+// One block through its held taps: the outputs rq .. of the row whose block window starts at
+// `window`, into oj. `kind_c` and `uniform_c` are the block's kind and uniformity, as values or as
+// constants (std::integral_constant).
+template <bool kStream, int kTaps, typename Tin, typename Tout, class KindC, class UniformC>
+HWY_INLINE void held_window_block(DF d, const HeldTaps<kTaps, Tin>& t, const Tin* window, Tout* oj,
+                                  int64_t rq, int64_t rows, KindC kind_c, UniformC uniform_c) {
+  const hn::RebindToSigned<DF> di;
+  const int kd = kind_c;
+  const bool un = uniform_c;
+  auto sum_taps = [&](auto tap) HWY_ATTR __attribute__((always_inline)) {
+    store_block<kStream>(d, sum_held_taps<kTaps>(t.w, t.live, un, tap), oj, rq, rows);
+  };
+#if UPSAMPLE_BF16_WINDOWS
+  // bfloat16 rows: each tap permuted straight out of the raw window (bf16_window_tap).
+  if constexpr (std::is_same_v<Tin, BFloat16>) {
+    __m512i lo, hi;
+    load_bf16_window(window, kd, lo, hi);
+    sum_taps([&](int k) HWY_ATTR
+             __attribute__((always_inline)) { return bf16_window_tap(kd, t.word[k], lo, hi); });
+  } else  // (the widened window below is then not compiled for bfloat16 rows)
+#endif
+  {
+    VF v0, v1, v2, v3;
+    load_window(d, window, kd, v0, v1, v2, v3);
+    sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
+      return window_tap(d, di, kd, t.rel[k], v0, v1, v2, v3);
+    });
+  }
+}
+
 // `blocks` blocks from block b (outputs r .. r + blocks * lanes) of the chunk's n rows: a run of
 // blocks that share b's taps (PassTable::block_run), held in registers for the whole run.
 template <int kTaps, typename Tin, typename Tout, bool kStream = false>
 HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r, int kind,
                            bool uniform, const Tin* const* x, Tout* const* out, int n, int64_t rows,
                            int64_t src_len) {
-  const hn::RebindToSigned<DF> di;
-  hn::Vec<decltype(di)> rel[kTaps];
-  VF w[kTaps];
-  hn::Mask<DF> live[kTaps];
-  const auto count = uniform ? hn::Zero(di) : hn::LoadU(di, wv.count + r);
-  for (int k = 0; k < kTaps; ++k) {
-    rel[k] = hn::LoadU(di, wv.rel + k * wv.stride + r);
-    w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
-    live[k] = hn::RebindMask(d, hn::Gt(count, hn::Set(di, k)));
-  }
   // Float32 rows into float32 (the backward passes it was measured on: W4, W12): phased runs.
   if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
     if (wv.phases[b] != 0 && blocks >= kPhasedBlocks) {
       return phased_block_run<kTaps>(d, wv, b, blocks, r, x, out, n, rows, src_len);
     }
   }
+  const HeldTaps<kTaps, Tin> taps(d, wv, r, uniform);
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int32_t* base = wv.base + b;
-#if UPSAMPLE_BF16_WINDOWS
-  // bfloat16 rows: the offsets as 16-bit element indices in the high half of each lane.
-  [[maybe_unused]] __m512i word[kTaps];
-  if constexpr (std::is_same_v<Tin, BFloat16>) {
-    for (int k = 0; k < kTaps; ++k) word[k] = _mm512_slli_epi32(rel[k].raw, 16);
-  }
-#endif
-  // Block q of the run (outputs rq ..) of the row at xj into oj. `kind_c` and `uniform_c` are the
-  // block's kind and uniformity, as values or as constants (std::integral_constant).
+  // Block q of the run (outputs rq ..) of the row at xj into oj.
   auto block = [&](const Tin* xj, Tout* oj, int64_t q, int64_t rq, auto kind_c, auto uniform_c)
       HWY_ATTR __attribute__((always_inline)) {
-    const int kd = kind_c;
-    const bool un = uniform_c;
-    auto sum_taps = [&](auto tap) HWY_ATTR __attribute__((always_inline)) {
-      store_block<kStream>(d, sum_held_taps<kTaps>(w, live, un, tap), oj, rq, rows);
-    };
-#if UPSAMPLE_BF16_WINDOWS
-    // bfloat16 rows: each tap permuted straight out of the raw window (bf16_window_tap).
-    if constexpr (std::is_same_v<Tin, BFloat16>) {
-      __m512i lo, hi;
-      load_bf16_window(xj + base[q], kd, lo, hi);
-      sum_taps([&](int k) HWY_ATTR
-               __attribute__((always_inline)) { return bf16_window_tap(kd, word[k], lo, hi); });
-    } else  // (the widened window below is then not compiled for bfloat16 rows)
-#endif
-    {
-      VF v0, v1, v2, v3;
-      load_window(d, xj + base[q], kd, v0, v1, v2, v3);
-      sum_taps([&](int k) HWY_ATTR __attribute__((always_inline)) {
-        return window_tap(d, di, kd, rel[k], v0, v1, v2, v3);
-      });
-    }
+    held_window_block<kStream>(d, taps, xj + base[q], oj, rq, rows, kind_c, uniform_c);
   };
   if (blocks >= kRowByRowBlocks) {
     auto row_by_row = [&](auto kind_c, auto uniform_c) HWY_ATTR __attribute__((always_inline)) {
@@ -952,6 +972,51 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
     across(kind, uniform);
   }
 }
+
+// Rows framed by two border blocks: a first block, a run of at least kRowByRowBlocks blocks with
+// the same taps (PassTable::block_run), and a last block, each a uniform one-vector window of
+// kTaps taps, not phased: 2x linear upsampling of short rows (W1, W17 and W18: 64 elements into
+// 128, blocks 1 + 6 + 1). The three blocks' taps are held in registers at once and each row is
+// walked whole, one row after the other, where held_block walks the chunk's rows once per run of
+// blocks. Returns kTaps (1 or 2) where a pass's rows (of `rows` outputs, the blocks past them
+// padding) are framed so, else 0.
+template <typename Tin, typename Tout>
+HWY_INLINE int framed_row_taps(const Windows& wv, bool windows, int64_t rows, int64_t lanes) {
+  const int64_t blocks = (rows + lanes - 1) / lanes;
+  if (!windows || blocks < 3) return 0;
+  const int64_t last = blocks - 1;
+  if (wv.run[1] < std::max<int64_t>(kRowByRowBlocks, last - 1)) return 0;
+  const int taps = wv.taps[0];
+  if (taps < 1 || taps > 2) return 0;
+  for (const int64_t b : {int64_t{0}, int64_t{1}, last}) {
+    if (wv.kind[b] != 1 || wv.uniform[b] == 0 || wv.taps[b] != taps) return 0;
+    // (Phased blocks of float32 rows run from their phases: held_block.)
+    if (std::is_same_v<Tin, float> && std::is_same_v<Tout, float> && wv.phases[b] != 0) return 0;
+  }
+  return taps;
+}
+
+template <int kTaps, typename Tin, typename Tout, bool kStream>
+HWY_INLINE void framed_rows(DF d, const Windows& wv, const Tin* const* x, Tout* const* out, int n,
+                            int64_t rows) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t last = (rows + lanes - 1) / lanes - 1;
+  const HeldTaps<kTaps, Tin> first_taps(d, wv, 0, true), run_taps(d, wv, lanes, true),
+      last_taps(d, wv, last * lanes, true);
+  const int32_t* base = wv.base;
+  const std::integral_constant<int, 1> kind;
+  const std::true_type uniform;
+  for (int j = 0; j < n; ++j) {
+    const Tin* xj = x[j];  // (locals: a store may alias the arrays)
+    Tout* oj = out[j];
+    held_window_block<kStream>(d, first_taps, xj + base[0], oj, 0, rows, kind, uniform);
+    for (int64_t q = 1, rq = lanes; q < last; ++q, rq += lanes) {
+      held_window_block<kStream>(d, run_taps, xj + base[q], oj, rq, rows, kind, uniform);
+    }
+    held_window_block<kStream>(d, last_taps, xj + base[last], oj, last * lanes, rows, kind,
+                               uniform);
+  }
+}
 #endif
 
 // kStream (float32 into float32, outputs much larger than the caches: simd_horizontal_stream):
@@ -971,12 +1036,32 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   ShortRows<Tin, kChunkRows> short_rows(windows && p.short_rows, src_len);
   const Tin* x[kChunkRows];
   Tout* out[kChunkRows];
+#if !HWY_HAVE_SCALABLE
+  // Rows framed by border blocks (framed_rows): rows of float32, float16 and bfloat16 into
+  // float32, where it was measured (W1, W17, W18).
+  int framed = 0;
+  if constexpr (std::is_same_v<Tout, float> &&
+                (std::is_same_v<Tin, float> || std::is_same_v<Tin, BFloat16> ||
+                 std::is_same_v<Tin, Half>)) {
+    framed = framed_row_taps<Tin, Tout>(wv, windows, rows, lanes);
+  }
+#endif
   for (int64_t o0 = begin; o0 < end; o0 += kChunkRows) {
     const int n = static_cast<int>(std::min<int64_t>(kChunkRows, end - o0));
     for (int j = 0; j < n; ++j) {
       x[j] = short_rows.of(src + (o0 + j) * src_len, j);
       out[j] = dst + (o0 + j) * rows;
     }
+#if !HWY_HAVE_SCALABLE
+    if (framed == 1) {
+      framed_rows<1, Tin, Tout, kStream>(d, wv, x, out, n, rows);
+      continue;
+    }
+    if (framed == 2) {
+      framed_rows<2, Tin, Tout, kStream>(d, wv, x, out, n, rows);
+      continue;
+    }
+#endif
     for (int64_t r = 0, b = 0, blocks = 1; r < rows; r += blocks * lanes, b += blocks) {
       blocks = 1;
       const int kind = windows ? wv.kind[b] : 0;

@@ -75,6 +75,10 @@ std::vector<AxisSpec> table_specs(std::mt19937* rng) {
   // W2's 2x linear read backward: its last row takes the row's last element twice, so its last
   // block ends the phased run before it (PassTable::phased_tail) on every vector length.
   specs.push_back({Mode::kLinear, false, false, 64, 128, 0.0});
+  // Nearest 2x of the same rows: rows of one tap framed by border blocks (simd.cpp, framed_rows),
+  // whose first block is in the run after it and whose last one reads a window moved back from
+  // the row's end.
+  specs.push_back({Mode::kNearest, false, false, 64, 128, 0.0});
   return specs;
 }
 
@@ -412,6 +416,12 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     int phased_runs_seen[5] = {0, 0, 0, 0, 0};
     int phased_ends_seen = 0;
     int phased_tails_seen = 0;  // runs that take the block ending them (PassTable::phased_tail)
+    // Rows framed by border blocks (simd.cpp, framed_rows; float32, float16 and bfloat16 rows
+    // into float32), by taps (1, 2): a first block, block 1's run of at least kRowByRowBlocks
+    // blocks up to the last but one, and a last block (of the blocks holding outputs), each a
+    // uniform window of one vector, not phased. The kernel walks those rows whole; their runs
+    // are not counted above.
+    int framed_seen[2] = {0, 0};
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -434,12 +444,28 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               AxisTable<float> t = group > 1 ? interleave(table, group) : table;
               PassTable<float> padded(t, true, k.lanes);
               for (uint8_t kind : padded.window_kind) ++kinds_seen[std::min<int>(kind, 4)];
-              for (size_t b = 0; b < padded.block_run.size();) {
+              const int64_t blocks = (t.rows + k.lanes - 1) / k.lanes;  // (then padding)
+              const bool f32 = tin == DType::kFloat32 && tout == DType::kFloat32;
+              int framed_taps = 0;
+              if (tout == DType::kFloat32 &&
+                  (tin == DType::kFloat32 || tin == DType::kFloat16 || tin == DType::kBFloat16) &&
+                  padded.window_lanes == k.lanes && blocks >= 3 &&
+                  padded.block_run[1] >= std::max<int64_t>(kRowByRowBlocks, blocks - 2)) {
+                framed_taps = padded.block_taps[0];
+                for (const int64_t b : {int64_t{0}, int64_t{1}, blocks - 1}) {
+                  if (padded.window_kind[b] != 1 || padded.block_uniform[b] == 0 ||
+                      padded.block_taps[b] != framed_taps || (f32 && padded.block_phases[b] != 0)) {
+                    framed_taps = 0;
+                  }
+                }
+                if (framed_taps > 2) framed_taps = 0;
+              }
+              if (framed_taps > 0) ++framed_seen[framed_taps - 1];
+              for (size_t b = 0; framed_taps == 0 && b < padded.block_run.size();) {
                 const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
                                   padded.block_taps[b] <= 8;
                 int64_t run = held ? padded.block_run[b] : 1;
                 const int64_t s = padded.block_phases[b];
-                const bool f32 = tin == DType::kFloat32 && tout == DType::kFloat32;
                 // A phased run takes the block after it where that one ends it.
                 const bool tail = held && f32 && s != 0 &&
                                   b + static_cast<size_t>(run) < padded.phased_tail.size() &&
@@ -525,6 +551,9 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
       for (int s = 2; s <= 4; ++s) EXPECT_GT(phased_runs_seen[s], 0) << k.target << " phased " << s;
       EXPECT_GT(phased_ends_seen, 0) << k.target << " phased runs at the row's end";
       EXPECT_GT(phased_tails_seen, 0) << k.target << " phased runs with the block ending them";
+      for (int taps = 1; taps <= 2; ++taps) {
+        EXPECT_GT(framed_seen[taps - 1], 0) << k.target << " framed rows of " << taps << " taps";
+      }
     }
   }
   // Two at least: EMU128 and a vector target in a Release build, SSSE3 and SSE4 at least in a
