@@ -853,7 +853,7 @@ struct HeldTaps {
   __m512i word[kTaps];
 #endif
 
-  // The taps of the block of outputs r .. .
+  // The taps of the block whose first output is r.
   HWY_INLINE HeldTaps(DF d, const Windows& wv, int64_t r, bool uniform) {
     const hn::RebindToSigned<DF> di;
     const auto count = uniform ? hn::Zero(di) : hn::LoadU(di, wv.count + r);
