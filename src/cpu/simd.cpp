@@ -973,19 +973,20 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
   }
 }
 
-// Rows framed by two border blocks: a first block, a run of at least kRowByRowBlocks blocks with
-// the same taps (PassTable::block_run), and a last block, each a uniform one-vector window of
-// kTaps taps, not phased: 2x linear upsampling of short rows (W1, W17 and W18: 64 elements into
-// 128, blocks 1 + 6 + 1). The three blocks' taps are held in registers at once and each row is
-// walked whole, one row after the other, where held_block walks the chunk's rows once per run of
-// blocks. Returns kTaps (1 or 2) where a pass's rows (of `rows` outputs, the blocks past them
-// padding) are framed so, else 0.
+// Rows framed by two border blocks: a first block, a run of blocks with the same taps from block 1
+// to the last but one (PassTable::block_run), and a last block, each a uniform one-vector window
+// of kTaps taps, not phased: 2x linear upsampling of short rows (W1, W17 and W18: 64 elements into
+// 128, blocks 1 + 6 + 1; W13: 32 into 64, blocks 1 + 2 + 1). The three blocks' taps are held in
+// registers at once and each row is walked whole, one row after the other, where held_block walks
+// the chunk's rows once per run of blocks (runs shorter than kRowByRowBlocks block by block
+// across the rows). Returns kTaps (1 or 2) where a pass's rows (of `rows` outputs, the blocks past
+// them padding) are framed so, else 0.
 template <typename Tin, typename Tout>
 HWY_INLINE int framed_row_taps(const Windows& wv, bool windows, int64_t rows, int64_t lanes) {
   const int64_t blocks = (rows + lanes - 1) / lanes;
   if (!windows || blocks < 3) return 0;
   const int64_t last = blocks - 1;
-  if (wv.run[1] < std::max<int64_t>(kRowByRowBlocks, last - 1)) return 0;
+  if (wv.run[1] < last - 1) return 0;
   const int taps = wv.taps[0];
   if (taps < 1 || taps > 2) return 0;
   for (const int64_t b : {int64_t{0}, int64_t{1}, last}) {
@@ -1038,7 +1039,7 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
   Tout* out[kChunkRows];
 #if !HWY_HAVE_SCALABLE
   // Rows framed by border blocks (framed_rows): rows of float32, float16 and bfloat16 into
-  // float32, where it was measured (W1, W17, W18).
+  // float32, where it was measured (W1, W13, W17, W18).
   int framed = 0;
   if constexpr (std::is_same_v<Tout, float> &&
                 (std::is_same_v<Tin, float> || std::is_same_v<Tin, BFloat16> ||

@@ -417,11 +417,11 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
     int phased_ends_seen = 0;
     int phased_tails_seen = 0;  // runs that take the block ending them (PassTable::phased_tail)
     // Rows framed by border blocks (simd.cpp, framed_rows; float32, float16 and bfloat16 rows
-    // into float32), by taps (1, 2): a first block, block 1's run of at least kRowByRowBlocks
-    // blocks up to the last but one, and a last block (of the blocks holding outputs), each a
-    // uniform window of one vector, not phased. The kernel walks those rows whole; their runs
-    // are not counted above.
+    // into float32), by taps (1, 2): a first block, block 1's run up to the last but one, and a
+    // last block (of the blocks holding outputs), each a uniform window of one vector, not
+    // phased. The kernel walks those rows whole; their runs are not counted above.
     int framed_seen[2] = {0, 0};
+    int framed_short_seen = 0;  // framed rows whose run is shorter than kRowByRowBlocks (W13's)
     ++checked_targets;
     names += std::string(names.empty() ? "" : " ") + k.target;
     for (int in = 0; in < kDTypes; ++in) {
@@ -450,7 +450,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
               if (tout == DType::kFloat32 &&
                   (tin == DType::kFloat32 || tin == DType::kFloat16 || tin == DType::kBFloat16) &&
                   padded.window_lanes == k.lanes && blocks >= 3 &&
-                  padded.block_run[1] >= std::max<int64_t>(kRowByRowBlocks, blocks - 2)) {
+                  padded.block_run[1] >= blocks - 2) {
                 framed_taps = padded.block_taps[0];
                 for (const int64_t b : {int64_t{0}, int64_t{1}, blocks - 1}) {
                   if (padded.window_kind[b] != 1 || padded.block_uniform[b] == 0 ||
@@ -460,7 +460,10 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
                 }
                 if (framed_taps > 2) framed_taps = 0;
               }
-              if (framed_taps > 0) ++framed_seen[framed_taps - 1];
+              if (framed_taps > 0) {
+                ++framed_seen[framed_taps - 1];
+                framed_short_seen += blocks - 2 < kRowByRowBlocks;
+              }
               for (size_t b = 0; framed_taps == 0 && b < padded.block_run.size();) {
                 const bool held = padded.window_kind[b] > 0 && padded.block_taps[b] >= 1 &&
                                   padded.block_taps[b] <= 8;
@@ -554,6 +557,7 @@ TEST(KernelTargets, SimdMatchesScalarOnEveryTarget) {
       for (int taps = 1; taps <= 2; ++taps) {
         EXPECT_GT(framed_seen[taps - 1], 0) << k.target << " framed rows of " << taps << " taps";
       }
+      EXPECT_GT(framed_short_seen, 0) << k.target << " framed rows of a short run";
     }
   }
   // Two at least: EMU128 and a vector target in a Release build, SSSE3 and SSE4 at least in a
