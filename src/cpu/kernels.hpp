@@ -308,7 +308,8 @@ struct SimdKernels {
 // The horizontal SIMD kernels walk a run of at least this many blocks with the same taps
 // (PassTable::block_run) row by row, shorter runs block by block across a chunk of rows
 // (simd.cpp, held_block, says why), except phased runs (kPhasedBlocks), which are always walked
-// row by row. Either order gives the same bits.
+// row by row, and the runs of rows framed by two border blocks, whose rows are walked whole
+// (simd.cpp, framed_rows). Either order gives the same bits.
 inline constexpr int64_t kRowByRowBlocks = 6;
 // The horizontal SIMD kernels take runs of at least this many phased blocks
 // (PassTable::block_phases) from their phases (simd.cpp, phased_run); shorter ones permute their
