@@ -264,8 +264,11 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
     return true;
   }
   PairRequest pair;
+  // (A pair run as one kernel stores its output as the ordinary vertical kernel does, whichever of
+  // the two b was given.)
   pair.both_simd_vertical = std::string_view(a.kernel) == "simd_vertical" &&
-                            std::string_view(b.kernel) == "simd_vertical";
+                            (std::string_view(b.kernel) == "simd_vertical" ||
+                             std::string_view(b.kernel) == "simd_vertical_stream");
   pair.copy_then_row_copy = std::string_view(a.kernel) == "simd_copy_rows" &&
                             std::string_view(b.kernel) == "copy_rows" && a.args.shape.inner == 1 &&
                             a.args.shape.rows == b.args.shape.inner;

@@ -200,19 +200,46 @@ const char* try_simd_transposed(const PassRequest<W>& r, PassChoice<W>* c) {
 // The last step's float32 output much larger than the caches: streamed past them.
 constexpr int64_t kStreamBytes = int64_t{64} << 20;
 
+// The last step's float32 output is also streamed past the caches (non-temporal stores) where
+// its pass reduces (fewer outputs than inputs along its axis: the backward of an upsampling, a
+// downsampling) and writes at least kReducingStreamBytes, in rows of whole 64-byte lines
+// (`row_elems` float32 elements: a vertical pass's inner, a horizontal pass's outputs per row).
+// Such a call reads more than it writes, and its stores then go to memory beside the reads
+// instead of taking their lines into the caches first and evicting dirty lines from them. The
+// floor's non-temporal stores are the faster ones on exactly these workloads (W2, W4, W6, W7,
+// W9, W12, W14, W16), and on the Zen 5 host of docs/performance.md ("Reducing passes streamed
+// past the caches") W2 took 0.78, W12 0.81 and W16 0.85 of their times. W7's and W9's 0.6 MiB
+// outputs stay under the threshold (no gain measured), as does an output a consumer may still
+// find in the caches.
+constexpr int64_t kReducingStreamBytes = int64_t{2} << 20;
+
+// Why a reducing pass's output (out_bytes, in rows of row_elems elements) is not streamed, or
+// nullptr.
+const char* reduced_stream_declines(const core::Step& s, int64_t out_bytes, int64_t row_elems) {
+  if (s.shape.rows >= s.shape.src_len) {
+    return "the output fits the caches and the pass does not reduce";
+  }
+  if (out_bytes < kReducingStreamBytes) return "a reducing pass's output under 2 MiB";
+  if (row_elems % 16 != 0) return "rows not of whole 64-byte lines";
+  return nullptr;
+}
+
 template <typename W>
 const char* try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) {
   const core::Step& s = step_of(r);
   if (has_alpha(s)) return kNoAlpha;
   if (const char* why = simd_declines(r)) return why;
-  if (s.shape.inner < 64) return "rows shorter than 64 elements";
+  if (s.shape.inner == 1) return "inner is 1 (taps along the unit-stride axis)";
   if (s.out != core::Buffer::kDst || s.out_type != DType::kFloat32) {
     return "not the float32 output";
   }
-  if (s.shape.outer * s.shape.rows * s.shape.inner * 4 < kStreamBytes) {
-    return "the output fits the caches";
-  }
   if (s.in_type != DType::kFloat32) return "the input is not float32";
+  const int64_t out_bytes = s.shape.outer * s.shape.rows * s.shape.inner * 4;
+  if (out_bytes < kStreamBytes || s.shape.inner < 64) {
+    if (const char* why = reduced_stream_declines(s, out_bytes, s.shape.inner)) {
+      return out_bytes >= kStreamBytes ? "rows shorter than 64 elements" : why;
+    }
+  }
   c->prefetches = true;
   return accept(c, simd_one<W>(r.simd->vertical_stream), &vertical_items, Table::kPlain);
 }
@@ -243,7 +270,8 @@ const char* horizontal_declines(const PassRequest<W>& r) {
   return nullptr;
 }
 
-// A horizontal pass's float32 output of at least this many bytes: streamed past the caches. On
+// A horizontal pass's float32 output of at least this many bytes: streamed past the caches (and
+// smaller ones of reducing passes: kReducingStreamBytes). On
 // the Zen 5 host of docs/performance.md the floor's non-temporal stores beat ordinary ones at
 // W11's 32 MiB of output (0.45 against 0.49 ms) and lose at W1's 16 MiB (0.23 against 0.13).
 constexpr int64_t kHorizontalStreamBytes = int64_t{32} << 20;
@@ -256,8 +284,9 @@ const char* try_simd_horizontal_stream(const PassRequest<W>& r, PassChoice<W>* c
       s.in_type != DType::kFloat32) {
     return "not float32 into the float32 output";
   }
-  if (s.shape.outer * s.shape.rows * 4 < kHorizontalStreamBytes) {
-    return "the output fits the caches";
+  const int64_t out_bytes = s.shape.outer * s.shape.rows * 4;
+  if (out_bytes < kHorizontalStreamBytes) {
+    if (const char* why = reduced_stream_declines(s, out_bytes, s.shape.rows)) return why;
   }
   return accept(c, simd_one<W>(r.simd->horizontal_stream), &horizontal_items, Table::kPadded);
 }

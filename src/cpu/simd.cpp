@@ -756,7 +756,7 @@ HWY_INLINE VF sum_held_taps(const VF* w, const hn::Mask<DF>* live, bool uniform,
 // where a window of 3 or 4 vectors costs two permutes and a blend per tap. A run is walked row
 // by row, whatever its length. Its last block may be one that ends it (PassTable::phased_tail),
 // whose taps past the row's end are the row's last element: split_at reads them so.
-template <int kTaps, int kS, typename Tout>
+template <int kTaps, int kS, bool kStream, typename Tout>
 HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, int64_t blocks,
                            int64_t r, const float* const* x, Tout* const* out, int n,
                            int64_t rows) {
@@ -810,7 +810,7 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
         if (k < kS) return here[k % kS];
         return window_tap(d, di, 2, shift[k], here[k % kS], after[k % kS], here[0], here[0]);
       };
-      store_block(d, sum_held_taps<kTaps>(w, nullptr, true, tap), oj, r + u * lanes, rows);
+      store_block<kStream>(d, sum_held_taps<kTaps>(w, nullptr, true, tap), oj, r + u * lanes, rows);
       if constexpr (kTaps > kS) {
         for (int h = 0; h < kS; ++h) here[h] = next[h];
       } else if (u + 1 < blocks) {
@@ -826,7 +826,7 @@ HWY_INLINE void phased_run(DF d, const VF* w, int64_t window, int64_t src_len, i
 // phased) both call it, each with its own inlined copy: out of line, W4 (whose runs go through
 // held_block) took 0.280-0.288 ms against 0.257-0.260 (minima, docs/performance.md, "Wide phased
 // blocks").
-template <int kTaps>
+template <int kTaps, bool kStream = false>
 HWY_INLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blocks, int64_t r,
                                  const float* const* x, float* const* out, int n, int64_t rows,
                                  int64_t src_len) {
@@ -834,7 +834,8 @@ HWY_INLINE void phased_block_run(DF d, const Windows& wv, int64_t b, int64_t blo
   for (int k = 0; k < kTaps; ++k) w[k] = hn::LoadU(d, wv.weight + k * wv.stride + r);
   const int64_t window = int64_t{wv.base[b]} + wv.rel[r];  // tap 0 of the block's first row
   auto run = [&](auto s) HWY_ATTR __attribute__((always_inline)) {
-    phased_run<kTaps, decltype(s)::value>(d, w, window, src_len, blocks, r, x, out, n, rows);
+    phased_run<kTaps, decltype(s)::value, kStream>(d, w, window, src_len, blocks, r, x, out, n,
+                                                   rows);
   };
   if (wv.phases[b] == 2) return run(std::integral_constant<int, 2>{});
   if (wv.phases[b] == 3) return run(std::integral_constant<int, 3>{});
@@ -907,7 +908,7 @@ HWY_INLINE void held_block(DF d, const Windows& wv, int64_t b, int64_t blocks, i
   // Float32 rows into float32 (the backward passes it was measured on: W4, W12): phased runs.
   if constexpr (std::is_same_v<Tin, float> && std::is_same_v<Tout, float>) {
     if (wv.phases[b] != 0 && blocks >= kPhasedBlocks) {
-      return phased_block_run<kTaps>(d, wv, b, blocks, r, x, out, n, rows, src_len);
+      return phased_block_run<kTaps, kStream>(d, wv, b, blocks, r, x, out, n, rows, src_len);
     }
   }
   const HeldTaps<kTaps, Tin> taps(d, wv, r, uniform);
@@ -1020,8 +1021,8 @@ HWY_INLINE void framed_rows(DF d, const Windows& wv, const Tin* const* x, Tout* 
 }
 #endif
 
-// kStream (float32 into float32, outputs much larger than the caches: simd_horizontal_stream):
-// whole aligned vectors of the held blocks go out with non-temporal stores; same values.
+// kStream (float32 into float32, outputs much larger than the caches or of reducing passes:
+// simd_horizontal_stream): whole aligned vectors go out with non-temporal stores; same values.
 template <typename Tin, typename Tout, bool kStream = false>
 void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                 int64_t end, void* /* scratch */) {
@@ -1105,7 +1106,7 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
           acc = accumulate(d, di, wv, r, acc, window_tap(d, di, kind, rel, v0, v1, v2, v3), k,
                            uniform);
         }
-        store_block(d, acc, out[j], r, rows);
+        store_block<kStream>(d, acc, out[j], r, rows);
       }
     }
   }

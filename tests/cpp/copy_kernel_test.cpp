@@ -133,31 +133,38 @@ float* at_boundary(std::vector<float>& v, size_t shift) {
 
 // The vertical kernel with non-temporal stores (float32 -> float32, the only pair it serves)
 // gives the ordinary one's bits on every target, for row lengths and offsets that make some
-// vectors aligned and others not.
+// vectors aligned and others not: a forward cubic table, and the transposed 2x linear one that
+// W16's last pass streams over rows of 32 channels (a reducing pass: dispatch.cpp,
+// kReducingStreamBytes).
 TEST(StreamKernel, SameBitsAsTheOrdinaryVerticalKernel) {
   std::mt19937 rng(19);
   const int f32 = static_cast<int>(DType::kFloat32);
   ForEachTarget each;
   for (int64_t target : each.targets()) {
     const SimdKernels& k = each.use(target);
-    for (int64_t inner : {int64_t{64}, int64_t{67}, int64_t{200}}) {
-      const AxisTable<float> t =
-          build_axis_table<float>(AxisSpec{Mode::kCubic, false, false, 9, 23, 0.0});
-      const PassTable<float> table(t, false, k.lanes);
-      PassArgs<float> args;
-      args.table = &table;
-      args.shape = {2, t.src_len, t.rows, inner};
-      std::vector<float> src(static_cast<size_t>(2 * t.src_len * inner));
-      for (float& v : src) v = static_cast<float>(static_cast<int>(rng() % 200)) * 0.37f;
-      const size_t n = static_cast<size_t>(2 * t.rows * inner);
-      std::vector<float> streamed(n + 32), ordinary(n + 32);
-      for (size_t shift : {size_t{0}, size_t{1}}) {  // aligned and misaligned rows
-        float* s_out = at_boundary(streamed, shift);
-        float* o_out = at_boundary(ordinary, shift);
-        k.vertical_stream(args, src.data(), s_out, 0, 2 * t.rows, nullptr);
-        k.vertical[f32][f32](args, src.data(), o_out, 0, 2 * t.rows, nullptr);
-        ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
-            << hwy::TargetName(target) << " inner " << inner << " shift " << shift;
+    for (int64_t inner : {int64_t{32}, int64_t{64}, int64_t{67}, int64_t{200}}) {
+      for (bool transposed : {false, true}) {
+        const AxisTable<float> t =
+            transposed ? transpose(build_axis_table<float>(
+                             AxisSpec{Mode::kLinear, false, false, 64, 128, 0.0}))
+                       : build_axis_table<float>(AxisSpec{Mode::kCubic, false, false, 9, 23, 0.0});
+        const PassTable<float> table(t, false, k.lanes);
+        PassArgs<float> args;
+        args.table = &table;
+        args.shape = {2, t.src_len, t.rows, inner};
+        std::vector<float> src(static_cast<size_t>(2 * t.src_len * inner));
+        for (float& v : src) v = static_cast<float>(static_cast<int>(rng() % 200)) * 0.37f;
+        const size_t n = static_cast<size_t>(2 * t.rows * inner);
+        std::vector<float> streamed(n + 32), ordinary(n + 32);
+        for (size_t shift : {size_t{0}, size_t{1}}) {  // aligned and misaligned rows
+          float* s_out = at_boundary(streamed, shift);
+          float* o_out = at_boundary(ordinary, shift);
+          k.vertical_stream(args, src.data(), s_out, 0, 2 * t.rows, nullptr);
+          k.vertical[f32][f32](args, src.data(), o_out, 0, 2 * t.rows, nullptr);
+          ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
+              << hwy::TargetName(target) << " inner " << inner << " shift " << shift
+              << (transposed ? " transposed" : "");
+        }
       }
     }
   }
@@ -176,20 +183,33 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryHorizontalKernel) {
     const SimdKernels& k = each.use(target);
     ASSERT_NE(k.horizontal_stream, nullptr);
     ++targets;
-    for (const AxisSpec& spec : {AxisSpec{Mode::kLinear, false, false, 256, 512, 0.0},
-                                 AxisSpec{Mode::kCubic, false, false, 100, 200, 0.0},
-                                 AxisSpec{Mode::kLinear, false, true, 37, 101, 0.0},
-                                 AxisSpec{Mode::kLinear, false, false, 512, 256, 0.0}}) {
-      const PassTable<float> table(build_axis_table<float>(spec), true, k.lanes);
+    // Forward tables, and the transposed ones of the backward passes the kernel streams as
+    // reducing passes (dispatch.cpp, kReducingStreamBytes): W2's 2x linear (phased runs between
+    // border blocks) and a 2x cubic (W4's).
+    struct Case {
+      AxisSpec spec;
+      bool transposed;
+    };
+    for (const Case& c : {Case{{Mode::kLinear, false, false, 256, 512, 0.0}, false},
+                          Case{{Mode::kCubic, false, false, 100, 200, 0.0}, false},
+                          Case{{Mode::kLinear, false, true, 37, 101, 0.0}, false},
+                          Case{{Mode::kLinear, false, false, 512, 256, 0.0}, false},
+                          Case{{Mode::kLinear, false, false, 64, 128, 0.0}, true},
+                          Case{{Mode::kCubic, false, false, 256, 512, 0.0}, true}}) {
+      const AxisSpec& spec = c.spec;
+      const AxisTable<float> axis = build_axis_table<float>(spec);
+      const PassTable<float> table(c.transposed ? transpose(axis) : axis, true, k.lanes);
       const int64_t outer = 11;
+      const int64_t in_len = c.transposed ? spec.out_len : spec.in_len;
+      const int64_t out_len = c.transposed ? spec.in_len : spec.out_len;
       PassArgs<float> args;
       args.table = &table;
-      args.shape = {outer, spec.in_len, spec.out_len, 1};
-      std::vector<float> src(static_cast<size_t>(outer * spec.in_len));
+      args.shape = {outer, in_len, out_len, 1};
+      std::vector<float> src(static_cast<size_t>(outer * in_len));
       for (float& v : src) v = static_cast<float>(static_cast<int>(rng() % 2000)) * 0.37f - 300.0f;
       src[5] = std::numeric_limits<float>::quiet_NaN();
-      src[spec.in_len + 9] = std::numeric_limits<float>::infinity();
-      const size_t n = static_cast<size_t>(outer * spec.out_len);
+      src[in_len + 9] = std::numeric_limits<float>::infinity();
+      const size_t n = static_cast<size_t>(outer * out_len);
       for (size_t shift : {size_t{0}, size_t{1}}) {  // aligned and misaligned outputs
         std::vector<float> streamed(n + 32, -1.0f), ordinary(n + 32, -2.0f);
         float* s_out = at_boundary(streamed, shift);
@@ -200,8 +220,8 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryHorizontalKernel) {
         }
         k.horizontal[f32][f32](args, src.data(), o_out, 0, outer, nullptr);
         ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
-            << hwy::TargetName(target) << " " << spec.in_len << "->" << spec.out_len << " shift "
-            << shift;
+            << hwy::TargetName(target) << " " << in_len << "->" << out_len
+            << (c.transposed ? " transposed" : "") << " shift " << shift;
       }
     }
   }

@@ -357,6 +357,58 @@ TEST(HorizontalStream, LargeFloat32OutputsAreStreamed) {
       << half_text;
 }
 
+// A reducing pass (fewer outputs than inputs along its axis) that writes a float32 output of 2 MiB
+// or more in rows of whole 64-byte lines streams it past the caches (dispatch.cpp,
+// kReducingStreamBytes): W2's backward at half its batch (NCHW, the last pass horizontal) and
+// W16's (NHWC, the last pass vertical over rows of 32 channels), with the scalar kernels' bits on
+// 1 and 2 threads. Not streamed, each with its reason: the same backward with a 1 MiB output,
+// rows of 60 outputs (240 bytes), and the 2x forward (its passes do not reduce).
+TEST(ReducingStream, ReducedOutputsOfTwoMiBAreStreamed) {
+  OpDesc backward;
+  backward.direction = Direction::kBackward;
+  const auto nchw = [](int64_t n, int64_t c, int64_t h, int64_t w) {
+    return TensorDesc::contiguous(DType::kFloat32, {n, c, h, w});
+  };
+  const auto nhwc = [](int64_t n, int64_t c, int64_t h, int64_t w) {
+    return TensorDesc::channels_last(DType::kFloat32, {n, c, h, w});
+  };
+  struct Case {
+    OpDesc op;
+    TensorDesc src, dst;
+    const char* chosen;  // the last step's kernel line, or the reason it is not streamed
+  };
+  const Case cases[] = {
+      {backward, nchw(4, 32, 128, 128), nchw(4, 32, 64, 64), "kernel simd_horizontal_stream"},
+      {backward, nhwc(4, 32, 128, 128), nhwc(4, 32, 64, 64), "kernel simd_vertical_stream"},
+      {backward, nchw(2, 32, 128, 128), nchw(2, 32, 64, 64),
+       "simd_horizontal_stream: a reducing pass's output under 2 MiB"},
+      {backward, nchw(8, 32, 128, 120), nchw(8, 32, 64, 60),
+       "simd_horizontal_stream: rows not of whole 64-byte lines"},
+      {OpDesc{}, nchw(4, 32, 64, 64), nchw(4, 32, 128, 128),
+       "simd_vertical_stream: the output fits the caches and the pass does not reduce"},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> in(static_cast<size_t>(c.src.numel()));
+    std::mt19937 rng(29);
+    for (float& v : in) v = static_cast<float>(rng() % 2000) * 0.37f - 300.0f;
+    std::string text, scalar_text;
+    std::vector<float> scalar;
+    {
+      ScalarOnly policy;
+      scalar = run_on(c.op, c.src, c.dst, in, 2, &scalar_text);
+    }
+    for (int threads : {1, 2}) {
+      const std::vector<float> got = run_on(c.op, c.src, c.dst, in, threads, &text);
+      const size_t last = text.find("step 1: resample");  // (the last of the two passes)
+      ASSERT_NE(last, std::string::npos) << text;
+      EXPECT_NE(text.find(c.chosen, last), std::string::npos) << c.chosen << "\n" << text;
+      ASSERT_EQ(got.size(), scalar.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), scalar.data(), got.size() * sizeof(float)))
+          << c.chosen << ", " << threads << " threads";
+    }
+  }
+}
+
 // A vertical pass over the caller's tensor in rows of at most kPrefetchRowBytes prefetches its
 // source rows ahead (PassArgs::prefetch_rows_ahead, 4096 bytes of rows); the description says
 // so - that is what this test pins: a prefetch reads nothing, so the bits (the scalar kernels',
