@@ -241,6 +241,7 @@ const char* try_simd_vertical_stream(const PassRequest<W>& r, PassChoice<W>* c) 
     }
   }
   c->prefetches = true;
+  c->non_temporal = true;
   return accept(c, simd_one<W>(r.simd->vertical_stream), &vertical_items, Table::kPlain);
 }
 
@@ -288,6 +289,7 @@ const char* try_simd_horizontal_stream(const PassRequest<W>& r, PassChoice<W>* c
   if (out_bytes < kHorizontalStreamBytes) {
     if (const char* why = reduced_stream_declines(s, out_bytes, s.shape.rows)) return why;
   }
+  c->non_temporal = true;
   return accept(c, simd_one<W>(r.simd->horizontal_stream), &horizontal_items, Table::kPadded);
 }
 

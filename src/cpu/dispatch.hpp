@@ -54,7 +54,10 @@ struct PassChoice {
   bool padded = false;        // ... with its padded and windowed forms
   int64_t scratch_bytes = 0;  // private scratch each thread needs (workspace)
   bool prefetches = false;    // the kernel reads PassArgs::prefetch_rows_ahead
-  Declines declined;          // the candidates tried before
+  // The kernel writes with non-temporal stores, which it does not fence: the executor makes them
+  // visible to other threads once per thread and call (SimdKernels::flush_streams).
+  bool non_temporal = false;
+  Declines declined;  // the candidates tried before
 };
 
 template <typename W>

@@ -1,7 +1,9 @@
 // Running a compiled Program: the step list (each step, or fused pair, shared between OpenMP
 // threads in contiguous shares that a thread done with its own helps to finish: WorkShares), or
 // plane mode. Each output element is computed by one thread with the table's fixed summation
-// order, so no choice here changes a bit.
+// order, so no choice here changes a bit. A thread that ran kernels with non-temporal stores
+// fences them once at the end of its part (SimdKernels::flush_streams), before the region's
+// barrier lets other threads and the caller read them.
 #include <omp.h>
 
 #include <algorithm>
@@ -80,6 +82,7 @@ void Program<W>::run_step(const CompiledStep<W>& s, const void* in, void* out, u
     shares.run(tid, running, WorkShares::multiples_of(kItemGrain), [&](int64_t begin, int64_t end) {
       s.fn(s.args, in, out, begin, end, thread_scratch);
     });
+    if (flush_streams_) flush_streams_();
   });
 }
 
@@ -102,6 +105,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
       shares.run(
           tid, running, WorkShares::multiples_of(kItemGrain),
           [&](int64_t begin, int64_t end) { a.pair_fn(a.args, b.args, in, out, begin, end); });
+      if (flush_streams_) flush_streams_();
     });
     return;
   }
@@ -153,6 +157,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
         b.fn(b.args, rows, b_dst + first * f.b_items_per_row * f.b_item_out_bytes, 0,
              (r1 - r0) * f.b_items_per_row, b_scratch);
       });
+      if (flush_streams_) flush_streams_();
       return;
     }
     int64_t cached_plane = -1, cached_lo = 0, cached_hi = -1;
@@ -180,6 +185,7 @@ void Program<W>::run_fused(const Fused& f, const void* in, void* out, unsigned c
       b_args.index_bias = hi >= lo ? lo : 0;
       b.fn(b_args, rows, b_dst + plane * f.b_out_plane_bytes, r0, r1, b_scratch);
     });
+    if (flush_streams_) flush_streams_();
   });
 }
 
@@ -217,6 +223,7 @@ void Program<W>::run_planes(const void* src, void* dst, unsigned char* ws, int t
             }
           }
         });
+    if (flush_streams_) flush_streams_();
   });
 }
 

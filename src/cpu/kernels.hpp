@@ -285,9 +285,15 @@ struct SimdKernels {
   // vertical float32 -> float32 with non-temporal stores, for outputs much larger than the
   // caches (the only pair it serves: a float32 output has float32 inputs and intermediates).
   PassFn<float> vertical_stream = nullptr;
-  // horizontal float32 -> float32 with non-temporal stores (the held blocks' whole vectors), for
-  // outputs larger than the caches.
+  // horizontal float32 -> float32 with non-temporal stores (whole aligned vectors), for outputs
+  // larger than the caches and those of reducing passes.
   PassFn<float> horizontal_stream = nullptr;
+  // The kernels with non-temporal stores (vertical_stream, horizontal_stream, copy_pair_4_stream)
+  // do not fence them: a thread that ran them calls this before other threads read what they
+  // wrote (an sfence on x86). Fencing once per thread and call instead of once per kernel call
+  // matters where a fused pair calls its kernel once per row band: W2's horizontal pass, 512
+  // calls per thread.
+  void (*flush_streams)() = nullptr;
   // Unit-tap rows of 4-byte elements moved with vector permutes (no arithmetic).
   PassFn<float> copy_rows_4 = nullptr;
   // Horizontal passes vectorised across rows through transposed tiles (wide windows); each

@@ -307,7 +307,8 @@ HWY_INLINE void prefetch_rows(const Tin* plane, int64_t r, int64_t ahead, int64_
 }
 
 // kStream: full vectors at aligned addresses go out with non-temporal stores (an output much
-// larger than the caches would only evict what the next rows read); same values.
+// larger than the caches would only evict what the next rows read), not fenced here
+// (SimdKernels::flush_streams); same values.
 template <typename Tin, typename Tout, bool kStream = false>
 void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin, int64_t end,
               void* /* scratch */) {
@@ -426,7 +427,6 @@ void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t 
       store_result(out + i, acc);
     }
   }
-  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
 // ---- two vertical passes at once (PairFn): a's rows live in registers, never in memory -------
@@ -1022,7 +1022,8 @@ HWY_INLINE void framed_rows(DF d, const Windows& wv, const Tin* const* x, Tout* 
 #endif
 
 // kStream (float32 into float32, outputs much larger than the caches or of reducing passes:
-// simd_horizontal_stream): whole aligned vectors go out with non-temporal stores; same values.
+// simd_horizontal_stream): whole aligned vectors go out with non-temporal stores, not fenced
+// here (SimdKernels::flush_streams); same values.
 template <typename Tin, typename Tout, bool kStream = false>
 void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin,
                 int64_t end, void* /* scratch */) {
@@ -1110,7 +1111,6 @@ void horizontal(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_
       }
     }
   }
-  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
 
 #if !HWY_HAVE_SCALABLE
@@ -1218,8 +1218,11 @@ void copy_pair_4(const PassArgs<float>& a, const PassArgs<float>& b, const void*
       ++o;
     }
   }
-  if constexpr (kStream) hwy::FlushStream();  // visible to other threads before they read
 }
+
+// SimdKernels::flush_streams: the non-temporal stores of the kernels above, which do not fence
+// them, made visible to other threads.
+void flush_streams() { hwy::FlushStream(); }
 
 // The kernel set of this target: every pair of StorageTypes<float> that kReachable admits (the
 // pairs the scalar kernels take), so the two always cover the same pairs.
@@ -1262,6 +1265,7 @@ const SimdKernels* kernel_set() {
     k.copy_rows_4 = &copy_rows_4;
     k.copy_pair_4 = &copy_pair_4<false>;
     k.copy_pair_4_stream = &copy_pair_4<true>;
+    k.flush_streams = &flush_streams;
     return k;
   }();
   return &kernels;

@@ -182,6 +182,7 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryHorizontalKernel) {
   for (int64_t target : each.targets()) {
     const SimdKernels& k = each.use(target);
     ASSERT_NE(k.horizontal_stream, nullptr);
+    ASSERT_NE(k.flush_streams, nullptr);  // (the executor's fence: the kernels do not fence)
     ++targets;
     // Forward tables, and the transposed ones of the backward passes the kernel streams as
     // reducing passes (dispatch.cpp, kReducingStreamBytes): W2's 2x linear (phased runs between
@@ -218,6 +219,7 @@ TEST(StreamKernel, SameBitsAsTheOrdinaryHorizontalKernel) {
         for (int c = 0; c < 3; ++c) {
           k.horizontal_stream(args, src.data(), s_out, cuts[c], cuts[c + 1], nullptr);
         }
+        k.flush_streams();
         k.horizontal[f32][f32](args, src.data(), o_out, 0, outer, nullptr);
         ASSERT_EQ(0, std::memcmp(s_out, o_out, n * sizeof(float)))
             << hwy::TargetName(target) << " " << in_len << "->" << out_len
