@@ -71,9 +71,6 @@ Program<W>::Program(core::Plan<W>&& plan) : plan_(std::move(plan)) {
   target_ = simd.target;
   for (const core::Step& step : plan_.steps) steps_.push_back(compile_step(step, simd.lanes));
   layout_workspace();
-  for (const CompiledStep<W>& s : steps_) {
-    if (s.non_temporal) flush_streams_ = simd.flush_streams;
-  }
 }
 
 template <typename W>
@@ -107,7 +104,7 @@ CompiledStep<W> Program<W>::compile_step(const core::Step& step, int64_t lanes) 
   }
   c.items = choice.items(choice.shape);
   c.scratch_bytes = choice.scratch_bytes;
-  c.non_temporal = choice.non_temporal;
+  if (choice.non_temporal) flush_streams_ = simd_kernels().flush_streams;
   const PassShape& s = step.shape;
   const int64_t in_size = static_cast<int64_t>(dtype_size(step.in_type));
   // (A pair run as one kernel does not prefetch: fuse_pair clears both fields.)
@@ -301,7 +298,7 @@ bool Program<W>::fuse_pair(size_t ia, size_t ib, bool direct_only) {
       a.pair_fn = !pair.copy_then_row_copy ? k.vertical_pair[static_cast<int>(a.step.in_type)]
                   : streams                ? k.copy_pair_4_stream
                                            : k.copy_pair_4;
-      a.non_temporal = pair.copy_then_row_copy && streams;
+      if (pair.copy_then_row_copy && streams) flush_streams_ = k.flush_streams;
     }
   }
   f.direct = a.pair_fn != nullptr;

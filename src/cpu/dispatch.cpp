@@ -208,9 +208,9 @@ constexpr int64_t kStreamBytes = int64_t{64} << 20;
 // instead of taking their lines into the caches first and evicting dirty lines from them. The
 // floor's non-temporal stores are the faster ones on exactly these workloads (W2, W4, W6, W7,
 // W9, W12, W14, W16), and on the Zen 5 host of docs/performance.md ("Reducing passes streamed
-// past the caches") W2 took 0.78, W12 0.81 and W16 0.85 of their times. W7's and W9's 0.6 MiB
-// outputs stay under the threshold (no gain measured), as does an output a consumer may still
-// find in the caches.
+// past the caches", separate processes, 8 rounds) W2 took 0.85, W6 0.83, W12 0.56, W14 and W16
+// 0.92 of their times. W7's and W9's 0.6 MiB outputs stay under the threshold, as does an output
+// a consumer may still find in the caches.
 constexpr int64_t kReducingStreamBytes = int64_t{2} << 20;
 
 // Why a reducing pass's output (out_bytes, in rows of row_elems elements) is not streamed, or

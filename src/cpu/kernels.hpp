@@ -283,7 +283,8 @@ struct SimdKernels {
   PassFn<float> vertical[kDTypes][kDTypes] = {};
   PassFn<float> horizontal[kDTypes][kDTypes] = {};
   // vertical float32 -> float32 with non-temporal stores, for outputs much larger than the
-  // caches (the only pair it serves: a float32 output has float32 inputs and intermediates).
+  // caches and those of reducing passes (the only pair it serves: a float32 output has float32
+  // inputs and intermediates).
   PassFn<float> vertical_stream = nullptr;
   // horizontal float32 -> float32 with non-temporal stores (whole aligned vectors), for outputs
   // larger than the caches and those of reducing passes.

@@ -33,8 +33,6 @@ struct CompiledStep {
   std::string fusion;  // how it runs fused with the next step, or why it does not
   // The head of a fused pair of vertical passes run as one kernel (Fused::direct).
   PairFn<W> pair_fn = nullptr;
-  // Its kernel (or its pair kernel) writes with non-temporal stores (PassChoice::non_temporal).
-  bool non_temporal = false;
 };
 
 // Whether the first and the last index of the rows with taps never decrease from one such row
@@ -156,9 +154,10 @@ class Program final : public core::Executable {
   size_t scratch_bytes_ = 0;
   int64_t scratch_slots_ = INT64_MAX;  // no scratch: no bound on the team
   int64_t held_bytes_ = 0;
-  // SimdKernels::flush_streams where a step's kernel writes with non-temporal stores, else null:
-  // each thread calls it once at the end of its part of a call (run_step, run_fused,
-  // run_planes), where the kernels do not.
+  // SimdKernels::flush_streams where a step's kernel or pair kernel writes with non-temporal
+  // stores (PassChoice::non_temporal, the streaming copy pair), else null: each thread calls it
+  // once at the end of its part of a call (run_step, run_fused, run_planes), where the kernels
+  // do not.
   void (*flush_streams_)() = nullptr;
 };
 

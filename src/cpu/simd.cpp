@@ -307,8 +307,8 @@ HWY_INLINE void prefetch_rows(const Tin* plane, int64_t r, int64_t ahead, int64_
 }
 
 // kStream: full vectors at aligned addresses go out with non-temporal stores (an output much
-// larger than the caches would only evict what the next rows read), not fenced here
-// (SimdKernels::flush_streams); same values.
+// larger than the caches, or a reducing pass's: dispatch.cpp, kReducingStreamBytes), not fenced
+// here (SimdKernels::flush_streams); same values.
 template <typename Tin, typename Tout, bool kStream = false>
 void vertical(const PassArgs<float>& a, const void* src_v, void* dst_v, int64_t begin, int64_t end,
               void* /* scratch */) {

@@ -362,7 +362,9 @@ TEST(HorizontalStream, LargeFloat32OutputsAreStreamed) {
 // kReducingStreamBytes): W2's backward at half its batch (NCHW, the last pass horizontal) and
 // W16's (NHWC, the last pass vertical over rows of 32 channels), with the scalar kernels' bits on
 // 1 and 2 threads. Not streamed, each with its reason: the same backward with a 1 MiB output,
-// rows of 60 outputs (240 bytes), and the 2x forward (its passes do not reduce).
+// rows of 60 outputs (240 bytes), and the 2x forward (its passes do not reduce). An NHWC 2x
+// downsampling whose two vertical passes run as one kernel (vertical_pair) still does, though its
+// second step alone would stream.
 TEST(ReducingStream, ReducedOutputsOfTwoMiBAreStreamed) {
   OpDesc backward;
   backward.direction = Direction::kBackward;
@@ -386,6 +388,8 @@ TEST(ReducingStream, ReducedOutputsOfTwoMiBAreStreamed) {
        "simd_horizontal_stream: rows not of whole 64-byte lines"},
       {OpDesc{}, nchw(4, 32, 64, 64), nchw(4, 32, 128, 128),
        "simd_vertical_stream: the output fits the caches and the pass does not reduce"},
+      {OpDesc{}, nhwc(4, 32, 128, 128), nhwc(4, 32, 64, 64),
+       "runs in the kernel of the step before"},
   };
   for (const Case& c : cases) {
     std::vector<float> in(static_cast<size_t>(c.src.numel()));
